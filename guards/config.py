@@ -1,0 +1,116 @@
+"""Settings: ``[tool.guards]`` in pyproject.toml, ``guards.toml``, or ``--config FILE``.
+
+A config file's top-level keys are those of ``[tool.guards]``. Unknown keys and wrong types
+are errors naming the file and line, so a typo never silently disables a guard.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import GuardsError
+
+DEFAULT_NOTES = ("learnings/**/*.md", "docs/**/*.md")
+DEFAULT_CLAIMS = "claims.yaml"
+ALWAYS_EXCLUDED = (".git", ".hg", ".svn", ".venv", "venv", ".tox", "node_modules",
+                   "__pycache__", ".pytest_cache", "build", "dist")
+LIST_KEYS = ("composes", "notes", "exclude", "select", "ignore")
+KNOWN_KEYS = set(LIST_KEYS) | {"claims", "rules"}
+
+
+@dataclass(frozen=True)
+class Config:
+    root: Path
+    composes: tuple[str, ...] | None = None   # None: discover YAML files with `services:`
+    notes: tuple[str, ...] = DEFAULT_NOTES
+    exclude: tuple[str, ...] = ()
+    claims: str = DEFAULT_CLAIMS
+    claims_named: bool = False                # True when a config file names the registry
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    rules: dict[str, dict[str, Any]] = field(default_factory=dict)
+    source: str | None = None                 # the file the settings came from
+
+    def options(self, *names: str) -> dict[str, Any]:
+        """Per-rule options, looked up by rule id or rule name."""
+        merged: dict[str, Any] = {}
+        for name in names:
+            merged.update(self.rules.get(name, {}))
+        return merged
+
+
+def load_config(root: Path, config_file: Path | None = None) -> Config:
+    if config_file is not None:
+        shown = str(config_file)
+        table = _read_toml(config_file, shown)
+        return _build(root, table, shown, _read_text(config_file, shown))
+    pyproject = root / "pyproject.toml"
+    if pyproject.is_file():
+        table = _read_toml(pyproject, "pyproject.toml").get("tool", {}).get("guards")
+        if isinstance(table, dict):
+            return _build(root, table, "pyproject.toml", _read_text(pyproject, "pyproject.toml"))
+    standalone = root / "guards.toml"
+    if standalone.is_file():
+        return _build(root, _read_toml(standalone, "guards.toml"), "guards.toml",
+                      _read_text(standalone, "guards.toml"))
+    return Config(root=root)
+
+
+def _read_text(path: Path, shown: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise GuardsError("config file not found", shown) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise GuardsError(f"cannot read config: {exc}", shown) from None
+
+
+def _read_toml(path: Path, shown: str) -> dict[str, Any]:
+    text = _read_text(path, shown)
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        match = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
+        message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc))
+        if match:
+            raise GuardsError(f"invalid TOML: {message}", shown, int(match.group(1)),
+                              int(match.group(2))) from None
+        raise GuardsError(f"invalid TOML: {message}", shown) from None
+
+
+def _build(root: Path, table: dict[str, Any], shown: str, text: str) -> Config:
+    for key in table:
+        if key not in KNOWN_KEYS:
+            raise GuardsError(f"unknown setting `{key}` (known: {', '.join(sorted(KNOWN_KEYS))})",
+                              shown, _line_of(text, key))
+    lists = {key: _string_list(table[key], key, shown, text) for key in LIST_KEYS if key in table}
+    claims = table.get("claims", DEFAULT_CLAIMS)
+    if not isinstance(claims, str) or not claims:
+        raise GuardsError("`claims` must be a path string", shown, _line_of(text, "claims"))
+    rules = table.get("rules", {})
+    if not isinstance(rules, dict) or not all(isinstance(v, dict) for v in rules.values()):
+        raise GuardsError("`rules` must be a table of per-rule option tables", shown,
+                          _line_of(text, "rules"))
+    return Config(root=root, composes=lists.get("composes"),
+                  notes=lists.get("notes", DEFAULT_NOTES), exclude=lists.get("exclude", ()),
+                  claims=claims, claims_named="claims" in table, select=lists.get("select", ()),
+                  ignore=lists.get("ignore", ()), rules=rules, source=shown)
+
+
+def _string_list(value: Any, key: str, shown: str, text: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise GuardsError(f"`{key}` must be a list of strings", shown, _line_of(text, key))
+    return tuple(value)
+
+
+def _line_of(text: str, key: str) -> int | None:
+    pattern = re.compile(rf"^\s*(?:\"{re.escape(key)}\"|{re.escape(key)})\s*=|^\s*\[.*\b{re.escape(key)}\b.*\]",
+                         re.MULTILINE)
+    match = pattern.search(text)
+    return text.count("\n", 0, match.start()) + 1 if match else None

@@ -1,0 +1,115 @@
+"""llama.cpp and its forks (ik_llama.cpp, beellama): ``llama-server`` flags -> knobs.
+
+The depth lives on the command line (``--spec-draft-n-max``, ik_llama's
+``--spec-type mtp:n_max=N``). The entrypoint's ``$${SPEC_N:-1}`` is only an on/off switch:
+when it is 0 the script strips the drafter flags.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..script import Script
+from . import Flag, Knob, Token, knob_from, split_flags
+
+FLAGS = {
+    "-c": "max_model_len", "--ctx-size": "max_model_len",
+    "-np": "max_num_seqs", "--parallel": "max_num_seqs",
+    "-ctk": "cache_type_k", "--cache-type-k": "cache_type_k",
+    "-ctv": "cache_type_v", "--cache-type-v": "cache_type_v",
+    "-ts": "tensor_split", "--tensor-split": "tensor_split",
+    "-sm": "split_mode", "--split-mode": "split_mode",
+    "-fa": "flash_attn", "--flash-attn": "flash_attn",
+    "-m": "model", "--model": "model",
+    "-md": "draft_model", "--model-draft": "draft_model", "--spec-draft-model": "draft_model",
+    "--alias": "served_model_name",
+    "-ngl": "n_gpu_layers", "--n-gpu-layers": "n_gpu_layers",
+}
+DEPTH_FLAGS = ("--spec-draft-n-max", "--draft-max", "--draft-n-max", "--draft")
+TAKES_VALUE = set(FLAGS) | set(DEPTH_FLAGS) | {
+    "--spec-type", "--host", "--port", "-b", "-ub", "-t", "-ot", "-devd", "-ngld", "--temp",
+    "--top-p", "--top-k", "--min-p", "--reasoning", "--reasoning-format", "--repeat-penalty",
+    "--repeat-last-n", "--moe-cache", "--fit", "--batch-size", "--ubatch-size"}
+DEFAULT_CACHE_TYPE = "f16"
+
+
+def knobs(tokens: list[Token], script: Script | None, service_line: int) -> dict[str, Knob]:
+    flags = split_flags(tokens, TAKES_VALUE)
+    found: dict[str, Knob] = {}
+    for flag in flags:
+        name = FLAGS.get(flag.name)
+        if name and name not in found:
+            found[name] = knob_from(name, flag)
+    found["kv_cache_dtype"] = _kv(found, service_line)
+    found.update(_drafter(flags, found, script))
+    return found
+
+
+def _kv(found: dict[str, Knob], service_line: int) -> Knob:
+    k, v = found.get("cache_type_k"), found.get("cache_type_v")
+    if k is None and v is None:
+        return Knob("kv_cache_dtype", DEFAULT_CACHE_TYPE, "", service_line, 1, "engine-default",
+                    note="no -ctk/-ctv: llama.cpp caches K and V as f16")
+    first = k or v
+    assert first is not None
+    k_value = k.value if k else DEFAULT_CACHE_TYPE
+    v_value = v.value if v else DEFAULT_CACHE_TYPE
+    value = k_value if k_value == v_value else f"{k_value}/{v_value}"
+    if k_value is None or v_value is None:
+        value = None
+    variables = tuple(dict.fromkeys((k.variables if k else ()) + (v.variables if v else ())))
+    from_env = tuple(dict.fromkeys((k.from_env if k else ()) + (v.from_env if v else ())))
+    return Knob("kv_cache_dtype", value, first.raw, first.line, first.column, "command",
+                first.flag, variables, from_env, first.note)
+
+
+def _drafter(flags: list[Flag], found: dict[str, Knob], script: Script | None) -> dict[str, Knob]:
+    spec_type = next((f for f in flags if f.name == "--spec-type" and f.value), None)
+    depth_flag = next((f for f in flags if f.name in DEPTH_FLAGS and f.value), None)
+    if spec_type is None and depth_flag is None and "draft_model" not in found:
+        return {}
+    out: dict[str, Knob] = {}
+    inline_depth = None
+    if spec_type is not None:
+        method_knob = knob_from("drafter_method", spec_type)
+        text = method_knob.value or ""
+        method, _, params = text.partition(":")
+        inline = re.search(r"(?:^|,)n_max=([^,]*)", params)
+        if inline:
+            inline_depth = inline.group(1)
+        out["drafter_method"] = Knob("drafter_method", method or None, method_knob.raw,
+                                     method_knob.line, method_knob.column, "command",
+                                     "--spec-type", method_knob.variables, method_knob.from_env,
+                                     method_knob.note)
+    else:
+        draft = found["draft_model"] if "draft_model" in found else None
+        out["drafter_method"] = Knob("drafter_method", "draft_model", draft.raw if draft else "",
+                                     draft.line if draft else 0, 1, "command", "-md")
+    if depth_flag is not None:
+        depth = knob_from("drafter_depth", depth_flag)
+    elif spec_type is not None and inline_depth is not None:
+        base = knob_from("drafter_depth", spec_type)
+        depth = Knob("drafter_depth", inline_depth if base.value is not None else None,
+                     base.raw, base.line, base.column, "command", "--spec-type",
+                     base.variables, base.from_env, base.note)
+    else:
+        anchor = out["drafter_method"]
+        depth = Knob("drafter_depth", None, "", anchor.line, anchor.column, "command",
+                     note="no --spec-draft-n-max: the engine's default depth applies")
+    out["drafter_depth"] = _switched_off(depth, script)
+    return out
+
+
+def _switched_off(depth: Knob, script: Script | None) -> Knob:
+    """Depth 0 when the entrypoint's SPEC_N switch strips the drafter flags."""
+    switch = script.spec_switch() if script is not None else None
+    if switch is None:
+        return depth
+    assert script is not None
+    state = script.evaluate(switch)
+    if state.value != "0":
+        return depth
+    line = state.line
+    return Knob("drafter_depth", "0", state.raw, line.number if line else depth.line,
+                depth.column, "entrypoint", depth.flag, state.variables, state.from_env,
+                "the entrypoint removes the drafter flags (SPEC_N=0)")

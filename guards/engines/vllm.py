@@ -1,0 +1,101 @@
+"""vLLM: ``vllm serve`` flags -> canonical knobs; the drafter from the entrypoint or command."""
+
+from __future__ import annotations
+
+from ..script import Script, parse_spec_payload, variable_name
+from . import Flag, Knob, Token, knob_from, split_flags
+
+FLAGS = {
+    "--max-model-len": "max_model_len",
+    "--gpu-memory-utilization": "gpu_memory_utilization",
+    "--max-num-seqs": "max_num_seqs",
+    "--kv-cache-dtype": "kv_cache_dtype",
+    "--tensor-parallel-size": "tensor_parallel_size",
+    "-tp": "tensor_parallel_size",
+    "--pipeline-parallel-size": "pipeline_parallel_size",
+    "-pp": "pipeline_parallel_size",
+    "--attention-backend": "attention_backend",
+    "--dtype": "dtype",
+    "--max-num-batched-tokens": "max_num_batched_tokens",
+    "--model": "model",
+    "--quantization": "quantization",
+    "-q": "quantization",
+}
+# Flags known to take exactly one value; other flags take the non-flag tokens that follow.
+TAKES_VALUE = (set(FLAGS) | {"--speculative-config", "--host", "--port", "--chat-template",
+               "--reasoning-parser", "--tool-call-parser", "--default-chat-template-kwargs",
+               "--override-generation-config", "--long-prefill-token-threshold"})
+
+
+def knobs(tokens: list[Token], script: Script | None) -> dict[str, Knob]:
+    flags = split_flags(tokens, TAKES_VALUE)
+    found: dict[str, Knob] = {}
+    for flag in flags:
+        name = FLAGS.get(flag.name)
+        if name and name not in found:
+            found[name] = knob_from(name, flag)
+    served = next((f for f in flags if f.name == "--served-model-name" and f.values), None)
+    if served:
+        found["served_model_name"] = knob_from("served_model_name", served)
+    if "model" not in found and tokens and not tokens[0].is_flag:
+        first = tokens[0]
+        found["model"] = Knob("model", first.text, first.raw, first.line, first.column,
+                              "command", None, first.variables, first.from_env)
+    if script is not None and "attention_backend" not in found:
+        entry = script.env.get("VLLM_ATTENTION_BACKEND")
+        if entry is not None and entry.value:
+            found["attention_backend"] = Knob("attention_backend", entry.value, entry.value,
+                                              entry.line, 1, "environment")
+    found.update(_drafter(flags, script))
+    return found
+
+
+def _drafter(flags: list[Flag], script: Script | None) -> dict[str, Knob]:
+    literal = next((f for f in flags if f.name == "--speculative-config" and f.value), None)
+    if literal is not None:
+        return _from_command(literal)
+    config = script.spec_config() if script is not None else None
+    if config is None:
+        return {}
+    line = config.line
+    method = Knob("drafter_method", config.method, line.raw.strip(), line.number, 1,
+                  "entrypoint", "--speculative-config")
+    name = variable_name(config.depth)
+    if name is None:
+        depth = Knob("drafter_depth", config.depth or None, config.depth, line.number, 1,
+                     "entrypoint", "--speculative-config",
+                     note=None if config.depth else "num_speculative_tokens is not set")
+        return {"drafter_method": method, "drafter_depth": depth}
+    assert script is not None
+    evaluated = script.evaluate(name)
+    where = evaluated.line or line
+    depth = Knob("drafter_depth", evaluated.value, evaluated.raw or config.depth, where.number,
+                 _column(where.raw), "entrypoint", "--speculative-config", evaluated.variables,
+                 evaluated.from_env, evaluated.note)
+    return {"drafter_method": method, "drafter_depth": depth}
+
+
+def _from_command(flag: Flag) -> dict[str, Knob]:
+    token = flag.value
+    assert token is not None
+    method, depth = parse_spec_payload(token.text)
+    note = "; ".join(u.reason for u in token.unresolved) or None
+    common = dict(raw=token.raw, line=token.line, column=token.column, source="command",
+                  flag=flag.name, variables=token.variables, from_env=token.from_env)
+    return {"drafter_method": Knob("drafter_method", method, **common),
+            "drafter_depth": Knob("drafter_depth", depth or None, note=note, **common)}
+
+
+def _column(raw: str) -> int:
+    return len(raw) - len(raw.lstrip()) + 1
+
+
+def kv_dtype(kv: str | None, dtype: str | None) -> str | None:
+    """Canonical KV dtype: ``auto`` follows ``--dtype``; vLLM's ``fp8`` means e4m3."""
+    if kv is None:
+        return None
+    kv = kv.lower()
+    if kv == "auto":
+        kv = (dtype or "auto").lower()
+    return {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "fp8": "fp8_e4m3",
+            "fp8_e4m3": "fp8_e4m3", "fp8_e5m2": "fp8_e5m2", "float32": "fp32"}.get(kv, kv)

@@ -1,0 +1,181 @@
+"""Discovery and loading: config -> files -> one read-only :class:`Estate`.
+
+Every input is read and parsed once. An input that cannot be read or parsed becomes an entry
+in :attr:`Estate.errors` (the run goes on and exits 2: coverage was partial); an invalid
+registry or config raises at once.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Mapping
+
+from . import yamlsrc
+from .compose import Compose, parse_compose
+from .config import ALWAYS_EXCLUDED, Config
+from .errors import GuardsError
+
+if TYPE_CHECKING:
+    from .notes import Note
+    from .registry import Registry
+
+YAML_SUFFIXES = (".yml", ".yaml")
+SERVICES_LINE = re.compile(r"^services\s*:", re.MULTILINE)
+
+
+@dataclass
+class Estate:
+    root: Path
+    config: Config
+    registry: "Registry"
+    composes: list[Compose] = field(default_factory=list)
+    notes: list["Note"] = field(default_factory=list)
+    errors: list[GuardsError] = field(default_factory=list)
+    remarks: list[str] = field(default_factory=list)   # what --verbose explains
+
+    @property
+    def files(self) -> int:
+        return len(self.composes) + len(self.notes)
+
+
+def load_estate(config: Config, paths: list[Path] | None = None,
+                env: Mapping[str, str] | None = None) -> Estate:
+    registry, remark = _registry(config)
+    estate = Estate(config.root, config, registry, remarks=[remark] if remark else [])
+    compose_files, note_files = _targets(config, paths, estate)
+    for path, certain in compose_files:
+        _load(estate, path, lambda text, shown: _add_compose(estate, text, shown, env, certain))
+    if note_files:
+        from .notes import parse_note
+        for path in note_files:
+            _load(estate, path, lambda text, shown: estate.notes.append(parse_note(text, shown)))
+    return estate
+
+
+def shown_path(config: Config, path: Path) -> str:
+    """A path as users see it: relative to the root with ``/`` when it is inside the root."""
+    try:
+        return path.resolve().relative_to(config.root.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _registry(config: Config) -> tuple["Registry", str | None]:
+    path = config.root / config.claims
+    shown = shown_path(config, path)
+    if not path.exists():
+        if config.claims_named:
+            raise GuardsError(f"claims registry named by {config.source} does not exist", shown)
+        from .registry import empty
+        return empty(shown), (f"no {shown}: claim guards run against an empty registry")
+    from .registry import load
+    registry = load(path, shown)
+    return registry, f"registry {shown}: {len(registry.claims)} claims"
+
+
+def _add_compose(estate: Estate, text: str, shown: str, env: Mapping[str, str] | None,
+                 certain: bool) -> None:
+    """Parse a compose; a discovered YAML file without ``services:`` is simply not one."""
+    if certain or SERVICES_LINE.search(text):
+        estate.composes.append(parse_compose(text, shown, env))
+
+
+def _load(estate: Estate, path: Path, parse) -> None:
+    shown = shown_path(estate.config, path)
+    try:
+        parse(yamlsrc.read_text(path, shown), shown)
+    except GuardsError as error:
+        estate.errors.append(error)
+
+
+# -- discovery --------------------------------------------------------------------------------
+
+def _targets(config: Config, paths: list[Path] | None,
+             estate: Estate) -> tuple[list[tuple[Path, bool]], list[Path]]:
+    """Compose candidates (path, certainly a compose) and notes to load."""
+    if not paths:
+        return _discover(config, config.root, estate)
+    composes: list[tuple[Path, bool]] = []
+    notes: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found = _discover(config, path, estate)
+            composes += found[0]
+            notes += found[1]
+        elif not path.exists():
+            estate.errors.append(GuardsError("no such file or directory",
+                                             shown_path(config, path)))
+        elif not _excluded(config, shown_path(config, path)):
+            _sort(config, path, True, composes, notes)
+    return _unique(composes), _unique(notes)
+
+
+def _discover(config: Config, top: Path,
+              estate: Estate) -> tuple[list[tuple[Path, bool]], list[Path]]:
+    composes: list[tuple[Path, bool]] = []
+    notes: list[Path] = []
+    for path in _walk(config, top, estate):
+        _sort(config, path, False, composes, notes)
+    return composes, notes
+
+
+def _sort(config: Config, path: Path, explicit: bool, composes: list[tuple[Path, bool]],
+          notes: list[Path]) -> None:
+    kind = _kind(config, path, explicit)
+    if kind == "note":
+        notes.append(path)
+    elif kind is not None:
+        composes.append((path, kind == "compose"))
+
+
+def _walk(config: Config, top: Path, estate: Estate) -> list[Path]:
+    found: list[Path] = []
+
+    def unreadable(error: OSError) -> None:
+        estate.errors.append(GuardsError(f"cannot list directory: {error.strerror}",
+                                         shown_path(config, Path(error.filename or top))))
+
+    for folder, dirs, files in os.walk(top, onerror=unreadable):
+        base = Path(folder)
+        dirs[:] = sorted(d for d in dirs if d not in ALWAYS_EXCLUDED
+                         and not _excluded(config, shown_path(config, base / d)))
+        for name in sorted(files):
+            path = base / name
+            if not _excluded(config, shown_path(config, path)):
+                found.append(path)
+    return found
+
+
+def _kind(config: Config, path: Path, explicit: bool) -> str | None:
+    shown = shown_path(config, path)
+    if _matches(shown, config.notes) or (explicit and path.suffix == ".md"):
+        return "note"
+    if path.suffix not in YAML_SUFFIXES or shown == config.claims:
+        return None
+    if config.composes is not None:
+        return "compose" if _matches(shown, config.composes) else None
+    return "candidate"  # without config: a compose if it has a top-level `services:` key
+
+
+def _matches(shown: str, patterns: tuple[str, ...]) -> bool:
+    return any(_glob_match(shown, pattern) for pattern in patterns)
+
+
+def _glob_match(shown: str, pattern: str) -> bool:
+    """Glob match where ``**/`` may match no directory at all (``a/**/*.yml`` matches a/x.yml)."""
+    if fnmatch.fnmatchcase(shown, pattern):
+        return True
+    return "**/" in pattern and fnmatch.fnmatchcase(shown, pattern.replace("**/", ""))
+
+
+def _excluded(config: Config, shown: str) -> bool:
+    return any(_glob_match(shown, pattern) or shown.startswith(pattern.rstrip("/") + "/")
+               for pattern in config.exclude)
+
+
+def _unique(paths: list[Path]) -> list[Path]:
+    return list(dict.fromkeys(paths))

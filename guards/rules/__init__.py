@@ -1,0 +1,66 @@
+"""The guard rules, registered by an explicit list.
+
+Each rule lives in its own module with a stable id, a kebab-case name and a docstring in three
+parts - Why / Bad / Good - that ``guards explain`` prints and the test suite runs through the
+rule. A check is one rule applied to one target; it passes when it yields no findings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Iterable
+
+from ..errors import GuardsError
+from ..findings import Finding, Severity
+
+if TYPE_CHECKING:
+    from ..estate import Estate
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    name: str
+    family: str            # "schema" | "claims" | "knobs" | "drift" | "regen"
+    target: str            # "compose" | "note" | "estate"
+    severity: Severity
+    summary: str
+    check: Callable[[Any, "Context"], Iterable[Finding] | None]
+    doc: str
+
+    def at(self, path: str, line: int, column: int, message: str, *, hint: str | None = None,
+           claim: str | None = None, knob: str | None = None) -> Finding:
+        return Finding(self.id, self.severity, path, line, column, message, hint, claim, knob)
+
+
+@dataclass(frozen=True)
+class Context:
+    estate: "Estate"
+
+    def options(self, rule: Rule) -> dict[str, Any]:
+        return self.estate.config.options(rule.id, rule.name)
+
+
+def all_rules() -> list[Rule]:
+    from . import duplicate_field, empty_field, header_present, required_fields, status_enum
+    return [header_present.RULE, status_enum.RULE, required_fields.RULE, empty_field.RULE,
+            duplicate_field.RULE]
+
+
+def select(rules: list[Rule], chosen: Iterable[str], ignored: Iterable[str]) -> list[Rule]:
+    """Rules picked by id, name, id prefix or family (``S``, ``S00``, ``status-enum``, ``schema``)."""
+    chosen, ignored = list(chosen), list(ignored)
+    for selector in chosen + ignored:
+        if not any(_matches(rule, selector) for rule in rules):
+            raise GuardsError(f"unknown rule selector `{selector}` (see `guards rules`)")
+    picked = [r for r in rules if not chosen or any(_matches(r, s) for s in chosen)]
+    return [r for r in picked if not any(_matches(r, s) for s in ignored)]
+
+
+def find(rules: list[Rule], selector: str) -> Rule | None:
+    return next((r for r in rules if selector in (r.id, r.name)), None)
+
+
+def _matches(rule: Rule, selector: str) -> bool:
+    selector = selector.strip()
+    return selector in (rule.name, rule.family) or rule.id.startswith(selector.upper())

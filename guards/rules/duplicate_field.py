@@ -1,0 +1,45 @@
+"""S005 duplicate-field: each Profile field appears once.
+
+Why: two ``Max ctx:`` lines in one block - typically one left behind by an edit - leave the
+operator to guess which is current, and every guard that reads the header would have to guess
+too. Keys compare case-insensitively (``MAX ctx`` and ``Max ctx`` are the same field).
+
+Bad:
+    # Profile (at-a-glance):
+    #   Max ctx:   262144
+    #   KV:        fp8_e4m3
+    #   Max ctx:   204800 (~200K)
+    services: {}
+
+Good:
+    # Profile (at-a-glance):
+    #   Max ctx:   204800 (~200K)
+    #   KV:        fp8_e4m3
+    services: {}
+"""
+
+from __future__ import annotations
+
+from ..compose import Compose
+from ..findings import Finding, Severity
+from . import Context, Rule
+
+
+def check(compose: Compose, context: Context) -> list[Finding] | None:
+    if compose.header.profile_line is None:
+        return None
+    first_seen: dict[str, int] = {}
+    findings = []
+    for field in compose.header.fields:
+        key = " ".join(field.key.lower().split())
+        if key in first_seen:
+            findings.append(RULE.at(compose.path, field.line, 1, f"profile field {field.key} "
+                                    f"repeats the one on line {first_seen[key]}",
+                                    hint="keep one line per field; merge or delete the other"))
+        else:
+            first_seen[key] = field.line
+    return findings
+
+
+RULE = Rule("S005", "duplicate-field", "schema", "compose", Severity.ERROR,
+            "Each Profile field appears once.", check, __doc__)

@@ -1,0 +1,38 @@
+"""S004 empty-field: no Profile field is left without a value.
+
+Why: ``#   Drafter:`` with nothing after it reads as "none" to one operator and "unknown" to
+the next. A field with no value and no continuation lines is a hole in the header; write
+``none`` or ``N/A`` when that is the answer.
+
+Bad:
+    # Profile (at-a-glance):
+    #   Model:     Qwen3.8-27B (AutoRound INT4)
+    #   Drafter:
+    #   Status:    ✅ Production
+    services: {}
+
+Good:
+    # Profile (at-a-glance):
+    #   Model:     Qwen3.8-27B (AutoRound INT4)
+    #   Drafter:   none (no spec-decode)
+    #   Status:    ✅ Production
+    services: {}
+"""
+
+from __future__ import annotations
+
+from ..compose import Compose
+from ..findings import Finding, Severity
+from . import Context, Rule
+
+
+def check(compose: Compose, context: Context) -> list[Finding] | None:
+    if compose.header.profile_line is None:
+        return None
+    return [RULE.at(compose.path, field.line, field.column, f"profile field {field.key} has "
+                    "no value", hint="write the value, or `none` / `N/A` when that is the answer")
+            for field in compose.header.fields if not field.value.strip()]
+
+
+RULE = Rule("S004", "empty-field", "schema", "compose", Severity.ERROR,
+            "No Profile field is left without a value.", check, __doc__)

@@ -1,0 +1,28 @@
+"""Run the selected rules over every target of an estate: one CheckResult per check."""
+
+from __future__ import annotations
+
+from .estate import Estate
+from .findings import CheckResult
+from .rules import Context, Rule
+
+
+def run(estate: Estate, rules: list[Rule]) -> list[CheckResult]:
+    context = Context(estate)
+    results: list[CheckResult] = []
+    for rule in rules:
+        for target, name in _targets(estate, rule.target):
+            findings = rule.check(target, context)
+            if findings is None:
+                continue  # the rule does not apply to this target
+            ordered = tuple(sorted(findings, key=lambda f: f.sort_key()))
+            results.append(CheckResult(rule.id, name, ordered))
+    return results
+
+
+def _targets(estate: Estate, kind: str) -> list[tuple[object, str]]:
+    if kind == "compose":
+        return [(c, c.path) for c in estate.composes]
+    if kind == "note":
+        return [(n, n.path) for n in estate.notes]
+    return [(estate, estate.registry.path)]

@@ -104,7 +104,7 @@ def _service(name: str, key: Node, node: Node, lines: list[str], env: Mapping[st
         knobs = llamacpp.knobs(tokens, script, line)
     else:
         from .engines import vllm
-        knobs = vllm.knobs(tokens, script) if engine == VLLM else {}
+        knobs = vllm.knobs(tokens, script, environment) if engine == VLLM else {}
     if image is not None:
         knobs["image"] = image
     devices = _devices(node, env, shown)
@@ -166,8 +166,9 @@ def _script(node: Node | None, lines: list[str], env: Mapping[str, str],
     body = _script_node(node)
     if body is None:
         return None
-    script_lines = [ScriptLine(number, raw, _interpolate(raw, env, shown, number, 1).text)
-                    for number, raw in _scalar_lines(body, lines)]
+    script_lines = [ScriptLine(number, raw, _interpolate(raw, env, shown, number, column).text,
+                               column)
+                    for number, raw, column in _scalar_lines(body, lines)]
     return Script(script_lines, environment)
 
 
@@ -186,13 +187,15 @@ def _script_node(node: Node | None) -> ScalarNode | None:
     return None
 
 
-def _scalar_lines(node: ScalarNode, lines: list[str]) -> list[tuple[int, str]]:
-    """(file line, content line) pairs for a scalar; block scalars map line for line."""
+def _scalar_lines(node: ScalarNode, lines: list[str]) -> list[tuple[int, str, int]]:
+    """(file line, content, file column of content) for a scalar; block scalars map line for
+    line, other scalars are placed at the scalar's own position."""
     if node.style in ("|", ">"):
         first, last = _block_span(node)
         indent = _block_indent(lines, first, last)
-        return [(n, lines[n - 1][indent:]) for n in range(first, last + 1)]
-    return [(yamlsrc.line_of(node) + i, part) for i, part in enumerate(node.value.split("\n"))]
+        return [(n, lines[n - 1][indent:], indent + 1) for n in range(first, last + 1)]
+    return [(yamlsrc.line_of(node) + i, part, yamlsrc.column_of(node) if i == 0 else 1)
+            for i, part in enumerate(node.value.split("\n"))]
 
 
 def _block_span(node: ScalarNode) -> tuple[int, int]:
@@ -217,9 +220,7 @@ def _tokens(node: Node | None, lines: list[str], env: Mapping[str, str],
     if not isinstance(node, ScalarNode):
         return []
     tokens: list[Token] = []
-    for number, text in _scalar_lines(node, lines):
-        column = len(lines[number - 1]) - len(lines[number - 1].lstrip()) + 1 \
-            if node.style in ("|", ">") else yamlsrc.column_of(node)
+    for number, text, column in _scalar_lines(node, lines):
         for offset, raw in _split_words(text):
             value = _interpolate(raw, env, shown, number, column + offset)
             for word in _shell_words(value.text, shown, number):

@@ -26,8 +26,9 @@ SPEC_CONFIG = "--speculative-config"
 @dataclass(frozen=True)
 class ScriptLine:
     number: int     # 1-based line in the compose file
-    raw: str        # as written (``$$`` escapes intact)
+    raw: str        # as written (``$$`` escapes intact), block indentation removed
     text: str       # after compose interpolation: what bash sees
+    column: int = 1  # 1-based file column where ``raw`` starts
 
 
 @dataclass(frozen=True)

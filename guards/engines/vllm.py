@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..script import Script, parse_spec_payload, variable_name
+from ..script import EnvEntry, Script, ScriptLine, parse_spec_payload, variable_name
 from . import Flag, Knob, Token, knob_from, split_flags
 
 FLAGS = {
@@ -27,7 +27,8 @@ TAKES_VALUE = (set(FLAGS) | {"--speculative-config", "--host", "--port", "--chat
                "--override-generation-config", "--long-prefill-token-threshold"})
 
 
-def knobs(tokens: list[Token], script: Script | None) -> dict[str, Knob]:
+def knobs(tokens: list[Token], script: Script | None,
+          environment: dict[str, EnvEntry]) -> dict[str, Knob]:
     flags = split_flags(tokens, TAKES_VALUE)
     found: dict[str, Knob] = {}
     for flag in flags:
@@ -41,11 +42,10 @@ def knobs(tokens: list[Token], script: Script | None) -> dict[str, Knob]:
         first = tokens[0]
         found["model"] = Knob("model", first.text, first.raw, first.line, first.column,
                               "command", None, first.variables, first.from_env)
-    if script is not None and "attention_backend" not in found:
-        entry = script.env.get("VLLM_ATTENTION_BACKEND")
-        if entry is not None and entry.value:
-            found["attention_backend"] = Knob("attention_backend", entry.value, entry.value,
-                                              entry.line, 1, "environment")
+    entry = environment.get("VLLM_ATTENTION_BACKEND")
+    if "attention_backend" not in found and entry is not None and entry.value:
+        found["attention_backend"] = Knob("attention_backend", entry.value, entry.value,
+                                          entry.line, 1, "environment")
     found.update(_drafter(flags, script))
     return found
 
@@ -70,7 +70,7 @@ def _drafter(flags: list[Flag], script: Script | None) -> dict[str, Knob]:
     evaluated = script.evaluate(name)
     where = evaluated.line or line
     depth = Knob("drafter_depth", evaluated.value, evaluated.raw or config.depth, where.number,
-                 _column(where.raw), "entrypoint", "--speculative-config", evaluated.variables,
+                 _column(where), "entrypoint", "--speculative-config", evaluated.variables,
                  evaluated.from_env, evaluated.note)
     return {"drafter_method": method, "drafter_depth": depth}
 
@@ -86,8 +86,8 @@ def _from_command(flag: Flag) -> dict[str, Knob]:
             "drafter_depth": Knob("drafter_depth", depth or None, note=note, **common)}
 
 
-def _column(raw: str) -> int:
-    return len(raw) - len(raw.lstrip()) + 1
+def _column(line: ScriptLine) -> int:
+    return line.column + len(line.raw) - len(line.raw.lstrip())
 
 
 def kv_dtype(kv: str | None, dtype: str | None) -> str | None:

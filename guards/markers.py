@@ -1,0 +1,65 @@
+"""Marker regexes shared by the note parser and the compose-header parser.
+
+Only ``re``: the header parser runs on every compose, so importing this must stay cheap.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["CLAIM_ID", "CLAIM_REF", "DATE", "RETRACTION_MARKER", "STRUCK", "Marker",
+           "find_claim_refs", "retraction_marker", "strip_struck"]
+
+CLAIM_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+
+# The lookarounds keep `reclaim:x`, `pre-claim:x` and `claim:abc_def` from counting; a
+# trailing hyphen or word character means the id was not kebab-case, so nothing matches.
+CLAIM_REF = re.compile(r"(?<![\w-])claim:([a-z0-9]+(?:-[a-z0-9]+)*)(?![\w-])")
+
+DATE = re.compile(r"(?<![\w-])\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])(?![\w-])")
+
+RETRACTION_MARKER = re.compile(r"\b(retracted|superseded|corrected)\b", re.IGNORECASE)
+
+# Anything but letters and digits may precede a leading marker: emoji, `**`, `>`, `(`, spaces.
+_LEADING = re.compile(r"[\W_]*")
+
+STRUCK = re.compile(r"(?<!~)~~(?!~)(?=\S)(.+?)(?<=\S)~~(?!~)")
+
+
+@dataclass(frozen=True)
+class Marker:
+    kind: str  # "retracted" | "superseded" | "corrected"
+    date: str | None
+    claim_ids: tuple[str, ...]
+
+
+def find_claim_refs(text: str) -> list[tuple[str, int]]:
+    """Every ``claim:<id>`` in ``text`` as (id, 0-based offset of the ``c`` of ``claim:``)."""
+    return [(m.group(1), m.start()) for m in CLAIM_REF.finditer(text)]
+
+
+def retraction_marker(line_text: str, at_start: bool = False) -> Marker | None:
+    """The retraction marker in one line or heading, if it carries a date or a claim id.
+
+    With ``at_start`` the marker word must open the line (after emoji, `**` or punctuation).
+    """
+    if at_start:
+        found = RETRACTION_MARKER.match(line_text, _LEADING.match(line_text).end())
+    else:
+        found = RETRACTION_MARKER.search(line_text)
+    if found is None:
+        return None
+    date = DATE.search(line_text)
+    claim_ids = tuple(claim_id for claim_id, _ in find_claim_refs(line_text))
+    if date is None and not claim_ids:
+        return None
+    return Marker(found.group(1).lower(), date.group(0) if date else None, claim_ids)
+
+
+def strip_struck(text: str) -> tuple[str, list[str]]:
+    """Remove ``~~struck~~`` spans: (remaining text, struck fragments without the tildes)."""
+    fragments = [m.group(1) for m in STRUCK.finditer(text)]
+    if not fragments:
+        return text, []
+    return STRUCK.sub("", text), fragments

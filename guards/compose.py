@@ -80,7 +80,7 @@ def parse_compose(text: str, shown: str, env: Mapping[str, str] | None = None) -
         raise GuardsError("`services:` is not a mapping", shown, yamlsrc.line_of(services_node))
     services = [_service(name, key, node, lines, env, shown)
                 for name, key, node in yamlsrc.items(services_node)]
-    extensions = {name: yamlsrc.construct(node) for name, _, node in yamlsrc.items(root)
+    extensions = {name: yamlsrc.construct(node, shown) for name, _, node in yamlsrc.items(root)
                   if name.startswith("x-")}
     header = parse_header(lines)
     return Compose(shown, text, lines, header, _comments(lines, root, header), services,
@@ -121,7 +121,9 @@ def _interpolate(text: str, env: Mapping[str, str], shown: str, line: int, colum
 
 
 def _scalar_value(node: ScalarNode, env: Mapping[str, str], shown: str) -> Value:
-    return _interpolate(node.value, env, shown, yamlsrc.line_of(node), yamlsrc.column_of(node))
+    quote = 1 if node.style in ("'", '"') else 0  # offsets count from inside the quotes
+    return _interpolate(node.value, env, shown, yamlsrc.line_of(node),
+                        yamlsrc.column_of(node) + quote)
 
 
 def _image(node: Node | None, env: Mapping[str, str], shown: str) -> Knob | None:

@@ -75,11 +75,12 @@ def _read_toml(path: Path, shown: str) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         match = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
-        message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc))
+        message = re.sub(r"\s*\(at (?:line \d+, column \d+|end of document)\)", "", str(exc))
         if match:
             raise GuardsError(f"invalid TOML: {message}", shown, int(match.group(1)),
                               int(match.group(2))) from None
-        raise GuardsError(f"invalid TOML: {message}", shown) from None
+        raise GuardsError(f"invalid TOML: {message} at the end of the file", shown,
+                          text.count("\n") + 1) from None
 
 
 def _build(root: Path, table: dict[str, Any], shown: str, text: str) -> Config:

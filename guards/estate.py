@@ -58,8 +58,9 @@ def load_estate(config: Config, paths: list[Path] | None = None,
 
 def shown_path(config: Config, path: Path) -> str:
     """A path as users see it: relative to the root with ``/`` when it is inside the root."""
+    # abspath, not resolve(): a symlink is shown (and matched) under its own name.
     try:
-        return path.resolve().relative_to(config.root.resolve()).as_posix()
+        return Path(os.path.abspath(path)).relative_to(os.path.abspath(config.root)).as_posix()
     except ValueError:
         return path.as_posix()
 

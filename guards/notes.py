@@ -13,8 +13,6 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-import yaml
-
 from . import yamlsrc
 from .errors import GuardsError
 from .markers import CLAIM_ID, Marker, find_claim_refs, retraction_marker
@@ -133,13 +131,9 @@ def _construct(node: Any, shown: str) -> Any:
     if node is None:
         return None
     try:
-        return yamlsrc.construct(node)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        if mark is None:
-            raise GuardsError(f"YAML error: {exc.problem or exc.context}", shown, 1) from None
-        raise GuardsError(f"YAML error: {exc.problem or exc.context}", shown, mark.line + 2,
-                          mark.column + 1) from None
+        return yamlsrc.construct(node, shown)
+    except GuardsError as exc:
+        raise _shifted(exc, shown) from None
 
 
 def _shifted(exc: GuardsError, shown: str) -> GuardsError:

@@ -127,7 +127,7 @@ def parse(text: str, shown: str) -> Registry:
     root = yamlsrc.compose(text, shown)
     if root is None:
         return empty(shown)
-    data = yamlsrc.construct(root)
+    data = yamlsrc.construct(root, shown)
     if not isinstance(data, dict):
         raise GuardsError("registry must be a mapping with a `claims:` list", shown,
                           yamlsrc.line_of(root))

@@ -16,9 +16,21 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from .errors import GuardsError
 
 try:  # libyaml ships in PyYAML's wheels; the pure loader is the same grammar, only slower.
-    from yaml import CSafeLoader as _Loader
+    from yaml import CSafeLoader as _Base
 except ImportError:  # pragma: no cover - depends on the PyYAML build
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+    from yaml import SafeLoader as _Base  # type: ignore[assignment]
+
+TIMESTAMP = "tag:yaml.org,2002:timestamp"
+
+
+class _Loader(_Base):  # type: ignore[misc, valid-type]
+    """Safe loader that leaves dates as strings: validators parse them and can say where a
+    bad one is (YAML 1.1 would raise a bare ValueError for ``2026-13-01``)."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != TIMESTAMP]
+    for first, resolvers in _Base.yaml_implicit_resolvers.items()}
 
 __all__ = ["MappingNode", "Node", "ScalarNode", "SequenceNode", "read_text", "compose",
            "construct", "line_of", "get", "items", "scalar", "path_line"]
@@ -59,11 +71,17 @@ def compose(text: str, shown: str) -> Node | None:
         raise GuardsError(f"YAML error: {exc}", shown) from None
 
 
-def construct(node: Node) -> Any:
-    """Plain Python data for a node tree (YAML 1.1 safe types, as PyYAML builds them)."""
+def construct(node: Node, shown: str) -> Any:
+    """Plain Python data for a node tree (YAML 1.1 safe types; dates stay strings)."""
     loader = _Loader("")
     try:
         return loader.construct_document(node)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark or node.start_mark
+        raise GuardsError(f"YAML error: {exc.problem or exc.context}", shown, mark.line + 1,
+                          mark.column + 1) from None
+    except (ValueError, TypeError) as exc:
+        raise GuardsError(f"YAML error: {exc}", shown, line_of(node)) from None
     finally:
         loader.dispose()
 

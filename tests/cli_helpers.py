@@ -1,0 +1,37 @@
+import contextlib
+import hashlib
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from guards.cli import main
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+
+def run_guards(capsys, *args: str, cwd: Path | None = None) -> Result:
+    """Run the console entry point in-process, as a user would from ``cwd``."""
+    capsys.readouterr()
+    argv = sys.argv
+    sys.argv = ["guards", *args]
+    code = 0
+    try:
+        with contextlib.chdir(cwd or Path.cwd()):
+            main()
+    except SystemExit as exit_:
+        code = exit_.code if isinstance(exit_.code, int) else 1
+    finally:
+        sys.argv = argv
+    captured = capsys.readouterr()
+    return Result(code, captured.out, captured.err)
+
+
+def tree_digest(root: Path) -> dict[str, str]:
+    """Content hash of every file under ``root`` (to prove a run wrote nothing)."""
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file() and not p.is_symlink()}

@@ -6,7 +6,6 @@ text instead of re-dumping YAML (a ruamel round trip is byte-identical on 0 of 1
 
 from __future__ import annotations
 
-import re
 import shlex
 from dataclasses import dataclass, field
 from typing import Any, Mapping
@@ -364,11 +363,10 @@ def _scalar_spans(root: Node) -> tuple[set[int], set[int]]:
     return scripts, inside
 
 
-TRAILING = re.compile(r"\s#")
-
-
 def _trailing_comment(line: str) -> int | None:
     """Index of a ``#`` that starts a trailing comment (outside quotes), if any."""
+    if " #" not in line and "\t#" not in line:
+        return None
     quote = ""
     for i, char in enumerate(line):
         if quote:

@@ -34,6 +34,11 @@ class Config:
     ignore: tuple[str, ...] = ()
     rules: dict[str, dict[str, Any]] = field(default_factory=dict)
     source: str | None = None                 # the file the settings came from
+    source_text: str = ""
+
+    def line_of(self, key: str) -> int | None:
+        """The line of the config file that sets ``key`` (for error messages)."""
+        return _line_of(self.source_text, key) if self.source_text else None
 
     def options(self, *names: str) -> dict[str, Any]:
         """Per-rule options, looked up by rule id or rule name."""
@@ -99,7 +104,7 @@ def _build(root: Path, table: dict[str, Any], shown: str, text: str) -> Config:
     return Config(root=root, composes=lists.get("composes"),
                   notes=lists.get("notes", DEFAULT_NOTES), exclude=lists.get("exclude", ()),
                   claims=claims, claims_named="claims" in table, select=lists.get("select", ()),
-                  ignore=lists.get("ignore", ()), rules=rules, source=shown)
+                  ignore=lists.get("ignore", ()), rules=rules, source=shown, source_text=text)
 
 
 def _string_list(value: Any, key: str, shown: str, text: str) -> tuple[str, ...]:
@@ -111,7 +116,7 @@ def _string_list(value: Any, key: str, shown: str, text: str) -> tuple[str, ...]
 
 
 def _line_of(text: str, key: str) -> int | None:
-    pattern = re.compile(rf"^\s*(?:\"{re.escape(key)}\"|{re.escape(key)})\s*=|^\s*\[.*\b{re.escape(key)}\b.*\]",
-                         re.MULTILINE)
+    name = re.escape(key)
+    pattern = re.compile(rf"^\s*(?:\"{name}\"|{name})\s*=|^\s*\[.*\b{name}\b.*\]", re.MULTILINE)
     match = pattern.search(text)
     return text.count("\n", 0, match.start()) + 1 if match else None

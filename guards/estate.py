@@ -8,6 +8,7 @@ registry or config raises at once.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 import re
 from dataclasses import dataclass, field
@@ -48,7 +49,7 @@ def load_estate(config: Config, paths: list[Path] | None = None,
     estate = Estate(config.root, config, registry, remarks=[remark] if remark else [])
     compose_files, note_files = _targets(config, paths, estate)
     for path, certain in compose_files:
-        _load(estate, path, lambda text, shown: _add_compose(estate, text, shown, env, certain))
+        _load(estate, path, functools.partial(_add_compose, estate, env=env, certain=certain))
     if note_files:
         from .notes import parse_note
         for path in note_files:

@@ -123,7 +123,8 @@ def _header_line(number: int, raw: str) -> HeaderLine | None:
     return HeaderLine(number, raw[at + 1:].rstrip(), at + 2)
 
 
-def _profile(block: list[HeaderLine], start: int) -> tuple[list[HeaderField], list[HeaderLine], int]:
+def _profile(block: list[HeaderLine],
+             start: int) -> tuple[list[HeaderField], list[HeaderLine], int]:
     fields: list[HeaderField] = []
     notes: list[HeaderLine] = []
     current: list[HeaderLine] = []
@@ -181,7 +182,8 @@ def _sections(block: list[HeaderLine]) -> list[HeaderSection]:
             _section(current, sections)
             current = []
             continue
-        starts_anew = bool(SECTION_START.match(text)) or retraction_marker(text, at_start=True) is not None
+        starts_anew = (SECTION_START.match(text) is not None
+                       or retraction_marker(text, at_start=True) is not None)
         if current and starts_anew and len(text) - len(text.lstrip()) <= 1:
             _section(current, sections)
             current = []

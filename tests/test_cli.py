@@ -243,3 +243,12 @@ def test_unexpected_errors_exit_3_with_a_log(capsys, monkeypatch):
     log = result.err.rsplit("details in ", 1)[1].rstrip(")\n")
     assert "Traceback" in open(log).read()
     os.unlink(log)
+
+
+def test_bad_rule_option_names_the_config_line(capsys, estate):
+    write(estate / "guards.toml", 'composes = ["composes/*.yml"]\n\n[rules.required-fields]\n'
+          'caveats-unless = ["prod"]\n')
+    result = run_guards(capsys, "check", "--root", str(estate))
+    assert result.code == 2
+    assert result.err.startswith("guards: error: guards.toml:4: rules.required-fields."
+                                 "caveats-unless: unknown status 'prod'")

@@ -142,7 +142,8 @@ def test_llamacpp_without_cache_flags_uses_the_engine_default():
 # -- resolution failures are reported, not guessed -----------------------------------------------
 
 def test_unset_variable_without_default_is_unresolved():
-    text = "services:\n  s:\n    image: vllm/vllm-openai\n    command: [--max-model-len, '${CTX}']\n"
+    text = ("services:\n  s:\n    image: vllm/vllm-openai\n"
+            "    command: [--max-model-len, '${CTX}']\n")
     knob = knobs(text)["max_model_len"]
     assert knob.value is None
     assert knob.note == "CTX is unset and has no default"

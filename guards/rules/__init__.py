@@ -48,7 +48,7 @@ def all_rules() -> list[Rule]:
 
 
 def select(rules: list[Rule], chosen: Iterable[str], ignored: Iterable[str]) -> list[Rule]:
-    """Rules picked by id, name, id prefix or family (``S``, ``S00``, ``status-enum``, ``schema``)."""
+    """Rules picked by id, name, id prefix or family (``S00``, ``status-enum``, ``schema``)."""
     chosen, ignored = list(chosen), list(ignored)
     for selector in chosen + ignored:
         if not any(_matches(rule, selector) for rule in rules):

@@ -29,6 +29,7 @@ Good:
 from __future__ import annotations
 
 from ..compose import Compose
+from ..config import Config
 from ..errors import GuardsError
 from ..findings import Finding, Severity
 from ..header import NO_CAVEATS_NEEDED, STATUSES, status_of
@@ -42,9 +43,10 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
     if header.profile_line is None:
         return None  # S001 reports the missing block
     options = context.options(RULE)
-    required = list(_strings(options, "fields", DEFAULT_FIELDS))
+    config = context.estate.config
+    required = list(_strings(options, "fields", DEFAULT_FIELDS, config))
     status = header.field("Status")
-    exempt = _strings(options, "caveats-unless", NO_CAVEATS_NEEDED)
+    exempt = _strings(options, "caveats-unless", NO_CAVEATS_NEEDED, config)
     status_name = status_of(status.first_value) if status else None
     if status_name is not None and status_name not in exempt:
         required.append("Caveats")
@@ -59,16 +61,19 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
     return findings
 
 
-def _strings(options: dict, key: str, default: tuple[str, ...]) -> tuple[str, ...]:
+def _strings(options: dict, key: str, default: tuple[str, ...],
+             config: Config) -> tuple[str, ...]:
     value = options.get(key, default)
+    source, line = config.source, config.line_of(key)
     if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-        raise GuardsError(f"rules.required-fields.{key} must be a list of strings")
+        raise GuardsError(f"rules.required-fields.{key} must be a list of strings", source,
+                          line)
     if key == "caveats-unless":
         known = set(STATUSES.values())
         unknown = [v for v in value if v not in known]
         if unknown:
             raise GuardsError(f"rules.required-fields.caveats-unless: unknown status "
-                              f"{unknown[0]!r} (known: {', '.join(sorted(known))})")
+                              f"{unknown[0]!r} (known: {', '.join(sorted(known))})", source, line)
     return tuple(value)
 
 

@@ -6,6 +6,7 @@ text instead of re-dumping YAML (a ruamel round trip is byte-identical on 0 of 1
 
 from __future__ import annotations
 
+import re
 import shlex
 from dataclasses import dataclass, field
 from typing import Any, Mapping
@@ -13,12 +14,15 @@ from typing import Any, Mapping
 from . import yamlsrc
 from .engines import LLAMACPP, UNKNOWN, VLLM, Knob, Token
 from .errors import GuardsError
-from .header import Header, parse_header
+from .header import Header, HeaderLine, parse_header, sections_of
 from .interpolate import TemplateError, Value, interpolate
+from .markers import Citation, find_claim_refs
 from .script import EnvEntry, Script, ScriptLine
 from .yamlsrc import MappingNode, Node, ScalarNode, SequenceNode
 
 SHELLS = {"bash", "sh", "/bin/bash", "/bin/sh", "/usr/bin/env"}
+REGION_OPEN = re.compile(r"^\s*>>>\s*guards:([\w.-]+)\s*$")
+REGION_CLOSE = re.compile(r"^\s*<<<\s*guards:([\w.-]+)\s*$")
 
 
 @dataclass(frozen=True)
@@ -27,6 +31,18 @@ class Comment:
     column: int
     text: str        # after the ``#``
     where: str       # "header" | "yaml" | "script"
+
+
+@dataclass(frozen=True)
+class Region:
+    """A generated region: the lines between ``# >>> guards:NAME`` and ``# <<< guards:NAME``."""
+
+    name: str
+    line: int        # the opening marker
+    end_line: int    # the closing marker
+
+    def __contains__(self, line: int) -> bool:
+        return self.line <= line <= self.end_line
 
 
 @dataclass
@@ -57,10 +73,21 @@ class Compose:
     services: list[Service]
     extensions: dict[str, Any]
     env: Mapping[str, str]
+    regions: list[Region] = field(default_factory=list)
+    retraction_lines: set[int] = field(default_factory=set)   # inside a retraction callout
+    citations: list[Citation] = field(default_factory=list)
+    retracted_ids: set[str] = field(default_factory=set)      # claims its callouts retract
 
     @property
     def engines(self) -> set[str]:
         return {s.engine for s in self.services}
+
+    def is_correction(self, line: int) -> bool:
+        """A retraction callout or a generated region covers ``line``."""
+        return line in self.retraction_lines or any(line in r for r in self.regions)
+
+    def retracts(self) -> set[str]:
+        return self.retracted_ids
 
 
 def parse_compose(text: str, shown: str, env: Mapping[str, str] | None = None) -> Compose:
@@ -82,8 +109,15 @@ def parse_compose(text: str, shown: str, env: Mapping[str, str] | None = None) -
     extensions = {name: yamlsrc.construct(node, shown) for name, _, node in yamlsrc.items(root)
                   if name.startswith("x-")}
     header = parse_header(lines)
-    return Compose(shown, text, lines, header, _comments(lines, root, header), services,
-                   extensions, env)
+    comments = _comments(lines, root, header)
+    retraction_lines, retracted_ids = _retractions(comments)
+    compose = Compose(shown, text, lines, header, comments, services, extensions, env,
+                      _regions(comments, shown), retraction_lines, retracted_ids=retracted_ids)
+    compose.citations = [Citation(claim_id, c.line, c.column + 1 + offset,
+                                  compose.is_correction(c.line))
+                         for c in comments if "claim:" in c.text
+                         for claim_id, offset in find_claim_refs(c.text)]
+    return compose
 
 
 # -- services ---------------------------------------------------------------------------------
@@ -333,6 +367,52 @@ def _comments(lines: list[str], root: Node, header: Header) -> list[Comment]:
         if trailing is not None:
             found.append(Comment(number, trailing + 1, line[trailing + 1:], "yaml"))
     return found
+
+
+def _runs(comments: list[Comment]) -> list[list[Comment]]:
+    """Comments on consecutive lines of the same kind (a header, a block between keys)."""
+    runs: list[list[Comment]] = []
+    for comment in comments:
+        if runs and comment.line == runs[-1][-1].line + 1 and comment.where == runs[-1][-1].where:
+            runs[-1].append(comment)
+        else:
+            runs.append([comment])
+    return runs
+
+
+def _retractions(comments: list[Comment]) -> tuple[set[int], set[str]]:
+    """Lines inside retraction callouts, and the claim ids those callouts name."""
+    lines: set[int] = set()
+    ids: set[str] = set()
+    for run in _runs(comments):
+        for section in sections_of([HeaderLine(c.line, c.text, c.column + 1) for c in run]):
+            if section.retraction is not None:
+                lines.update(range(section.line, section.end_line + 1))
+                ids.update(section.retraction.claim_ids)
+    return lines, ids
+
+
+def _regions(comments: list[Comment], shown: str) -> list[Region]:
+    regions: list[Region] = []
+    opened: tuple[str, int] | None = None
+    for comment in comments:
+        start, end = REGION_OPEN.match(comment.text), REGION_CLOSE.match(comment.text)
+        if start and opened:
+            raise GuardsError(f"generated region guards:{start.group(1)} opens inside "
+                              f"guards:{opened[0]} (opened at line {opened[1]})", shown,
+                              comment.line)
+        if start:
+            opened = (start.group(1), comment.line)
+        elif end and (opened is None or opened[0] != end.group(1)):
+            raise GuardsError(f"`<<< guards:{end.group(1)}` closes a region that is not open",
+                              shown, comment.line)
+        elif end and opened:
+            regions.append(Region(opened[0], opened[1], comment.line))
+            opened = None
+    if opened:
+        raise GuardsError(f"generated region guards:{opened[0]} is never closed", shown,
+                          opened[1])
+    return regions
 
 
 def _scalar_spans(root: Node) -> tuple[set[int], set[int]]:

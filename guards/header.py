@@ -113,7 +113,7 @@ def parse_header(lines: list[str]) -> Header:
         fields, notes, prose_from = _profile(block, profile_at + 1)
     flat = [f for f in (_flat(b) for b in block[prose_from:]) if f]
     return Header(first, last, block[profile_at].number if profile_at is not None else None,
-                  tuple(fields), tuple(notes), tuple(_sections(block[prose_from:])), tuple(flat))
+                  tuple(fields), tuple(notes), tuple(sections_of(block[prose_from:])), tuple(flat))
 
 
 def _header_line(number: int, raw: str) -> HeaderLine | None:
@@ -173,7 +173,9 @@ def _flat(entry: HeaderLine) -> FlatLine | None:
                     entry.column + ("#" + entry.text).index(match.group(2)) - 1)
 
 
-def _sections(block: list[HeaderLine]) -> list[HeaderSection]:
+def sections_of(block: list[HeaderLine]) -> list[HeaderSection]:
+    """Prose sections of consecutive comment lines: split at blank ``#`` lines and rules, and
+    where a line opens with a warning emoji or a retraction marker."""
     sections: list[HeaderSection] = []
     current: list[HeaderLine] = []
     for entry in block:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["CLAIM_ID", "CLAIM_REF", "DATE", "RETRACTION_MARKER", "STRUCK", "Marker",
+__all__ = ["CLAIM_ID", "CLAIM_REF", "DATE", "RETRACTION_MARKER", "STRUCK", "Citation", "Marker",
            "find_claim_refs", "retraction_marker", "strip_struck"]
 
 CLAIM_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
@@ -25,6 +25,16 @@ RETRACTION_MARKER = re.compile(r"\b(retracted|superseded|corrected)\b", re.IGNOR
 _LEADING = re.compile(r"[\W_]*")
 
 STRUCK = re.compile(r"(?<!~)~~(?!~)(?=\S)(.+?)(?<=\S)~~(?!~)")
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A ``claim:<id>`` reference (or a front-matter id) and whether it sits in a retraction."""
+
+    claim_id: str
+    line: int
+    column: int
+    in_retraction: bool
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from typing import Any
 
 from . import yamlsrc
 from .errors import GuardsError
-from .markers import CLAIM_ID, Marker, find_claim_refs, retraction_marker
+from .markers import CLAIM_ID, Citation, Marker, find_claim_refs, retraction_marker
 
 __all__ = ["Section", "RetractionContext", "Block", "Citation", "Note", "parse_note"]
 
@@ -51,14 +51,6 @@ class Block:
     struck: tuple[str, ...]
     retraction: RetractionContext | None
     line_texts: tuple[tuple[int, str], ...]
-
-
-@dataclass(frozen=True)
-class Citation:
-    claim_id: str
-    line: int
-    column: int
-    in_retraction: bool
 
 
 @dataclass

@@ -11,7 +11,7 @@ def run(estate: Estate, rules: list[Rule]) -> list[CheckResult]:
     context = Context(estate)
     results: list[CheckResult] = []
     for rule in rules:
-        for target, name in _targets(estate, rule.target):
+        for target, name in _targets(estate, rule.targets):
             findings = rule.check(target, context)
             if findings is None:
                 continue  # the rule does not apply to this target
@@ -20,9 +20,12 @@ def run(estate: Estate, rules: list[Rule]) -> list[CheckResult]:
     return results
 
 
-def _targets(estate: Estate, kind: str) -> list[tuple[object, str]]:
-    if kind == "compose":
-        return [(c, c.path) for c in estate.composes]
-    if kind == "note":
-        return [(n, n.path) for n in estate.notes]
-    return [(estate, estate.registry.path)]
+def _targets(estate: Estate, kinds: tuple[str, ...]) -> list[tuple[object, str]]:
+    found: list[tuple[object, str]] = []
+    if "compose" in kinds:
+        found += [(c, c.path) for c in estate.composes]
+    if "note" in kinds:
+        found += [(n, n.path) for n in estate.notes]
+    if "claim" in kinds:
+        found += [(c, f"{estate.registry.path}#{c.id}") for c in estate.registry.claims]
+    return found

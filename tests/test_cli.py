@@ -35,7 +35,7 @@ def estate(tmp_path):
 
 def test_clean_estate_passes(capsys):
     result = run_guards(capsys, "check", "--root", str(CLEAN))
-    assert (result.code, result.out, result.err) == (0, "guard suite: 10 pass / 0 fail\n", "")
+    assert (result.code, result.out, result.err) == (0, "guard suite: 16 pass / 0 fail\n", "")
 
 
 def test_failures_print_one_line_each_and_the_total(capsys):
@@ -123,7 +123,7 @@ def test_bad_compose_is_reported_and_the_rest_still_checked(capsys, estate, name
     result = run_guards(capsys, "check", "--root", str(estate))
     assert result.code == 2
     assert result.err == f"guards: error: {error}\n"
-    assert result.out == "guard suite: 10 pass / 0 fail\n"
+    assert result.out == "guard suite: 16 pass / 0 fail\n"
     assert tree_digest(estate) == before
 
 
@@ -132,7 +132,7 @@ def test_unreadable_compose_is_reported(capsys, estate):
     result = run_guards(capsys, "check", "--root", str(estate))
     assert result.code == 2
     assert result.err == "guards: error: composes/dangling.yml: no such file\n"
-    assert result.out == "guard suite: 10 pass / 0 fail\n"
+    assert result.out == "guard suite: 16 pass / 0 fail\n"
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
@@ -214,7 +214,7 @@ def test_config_flag_reads_a_separate_file(capsys, estate, tmp_path):
     other = tmp_path / "other.toml"
     write(other, 'composes = ["composes/single-*.yml"]\n')
     result = run_guards(capsys, "check", "--root", str(estate), "--config", str(other))
-    assert result.out == "guard suite: 5 pass / 0 fail\n"
+    assert result.out == "guard suite: 9 pass / 0 fail\n"
     missing = run_guards(capsys, "check", "--root", str(estate), "--config", "nope.toml")
     assert (missing.code, missing.err) == (2, "guards: error: nope.toml: config file not found\n")
 

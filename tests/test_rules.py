@@ -10,9 +10,10 @@ import pytest
 import guards.rules
 from guards.compose import parse_compose
 from guards.config import Config
-from guards.estate import Estate
+from guards.estate import Estate, load_estate
 from guards.registry import empty
 from guards.rules import Context, all_rules, find, select
+from guards.suite import run
 
 RULES = all_rules()
 
@@ -37,18 +38,35 @@ def example(rule, label):
     return textwrap.dedent(match.group(1)).strip("\n") + "\n"
 
 
-def run_rule(rule, text):
-    compose = parse_compose(text, "example.yml")
-    estate = Estate(Path("."), Config(root=Path(".")), empty(), composes=[compose])
-    return list(rule.check(compose, Context(estate)) or [])
+def example_files(text):
+    """``--- path`` lines split a multi-file example; a bare example is one compose."""
+    if not text.startswith("--- "):
+        return {"composes/example.yml": text}
+    files = {}
+    for chunk in text.split("--- ")[1:]:
+        path, _, body = chunk.partition("\n")
+        files[path.strip()] = body
+    return files
+
+
+def run_rule(rule, text, root):
+    root.mkdir()
+    for path, body in example_files(text).items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(body, encoding="utf-8")
+    config = Config(root=root, composes=("composes/*.yml",), notes=("learnings/*.md",))
+    estate = load_estate(config)
+    assert estate.errors == []
+    return [f for result in run(estate, [rule]) for f in result.findings]
 
 
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.id)
-def test_documented_examples(rule):
+def test_documented_examples(rule, tmp_path):
     for part in ("Why:", "Bad:", "Good:"):
         assert part in rule.doc
-    assert run_rule(rule, example(rule, "Bad")), f"{rule.id}: Bad example passes"
-    assert run_rule(rule, example(rule, "Good")) == [], f"{rule.id}: Good example fails"
+    assert run_rule(rule, example(rule, "Bad"), tmp_path / "bad"), f"{rule.id}: Bad passes"
+    assert run_rule(rule, example(rule, "Good"), tmp_path / "good") == [], \
+        f"{rule.id}: Good example fails"
 
 
 def test_selection_by_id_prefix_name_and_family():
@@ -57,6 +75,7 @@ def test_selection_by_id_prefix_name_and_family():
     assert [r.id for r in select(RULES, ["status-enum"], [])] == ["S002"]
     assert [r.id for r in select(RULES, ["schema"], ["S002"])] == ["S001", "S003", "S004",
                                                                     "S005"]
+    assert [r.id for r in select(RULES, ["C"], [])] == ["C001", "C002", "C003", "C004"]
     assert find(RULES, "required-fields").id == "S003"
 
 

@@ -22,7 +22,7 @@ class Rule:
     id: str
     name: str
     family: str            # "schema" | "claims" | "knobs" | "drift" | "regen"
-    target: str            # "compose" | "note" | "estate"
+    targets: tuple[str, ...]   # any of "compose", "note", "claim"
     severity: Severity
     summary: str
     check: Callable[[Any, "Context"], Iterable[Finding] | None]
@@ -42,9 +42,12 @@ class Context:
 
 
 def all_rules() -> list[Rule]:
-    from . import duplicate_field, empty_field, header_present, required_fields, status_enum
+    from . import (duplicate_field, empty_field, header_present, registry_drift,
+                   required_fields, retraction_incomplete, stale_claim, status_enum,
+                   unknown_claim)
     return [header_present.RULE, status_enum.RULE, required_fields.RULE, empty_field.RULE,
-            duplicate_field.RULE]
+            duplicate_field.RULE, stale_claim.RULE, registry_drift.RULE, unknown_claim.RULE,
+            retraction_incomplete.RULE]
 
 
 def select(rules: list[Rule], chosen: Iterable[str], ignored: Iterable[str]) -> list[Rule]:

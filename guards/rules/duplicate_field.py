@@ -41,5 +41,5 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
     return findings
 
 
-RULE = Rule("S005", "duplicate-field", "schema", "compose", Severity.ERROR,
+RULE = Rule("S005", "duplicate-field", "schema", ("compose",), Severity.ERROR,
             "Each Profile field appears once.", check, __doc__)

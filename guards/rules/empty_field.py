@@ -34,5 +34,5 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
             for field in compose.header.fields if not field.value.strip()]
 
 
-RULE = Rule("S004", "empty-field", "schema", "compose", Severity.ERROR,
+RULE = Rule("S004", "empty-field", "schema", ("compose",), Severity.ERROR,
             "No Profile field is left without a value.", check, __doc__)

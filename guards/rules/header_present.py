@@ -39,5 +39,5 @@ def check(compose: Compose, context: Context) -> list[Finding]:
     return []
 
 
-RULE = Rule("S001", "header-present", "schema", "compose", Severity.ERROR,
+RULE = Rule("S001", "header-present", "schema", ("compose",), Severity.ERROR,
             "The compose opens with a header holding a Profile block.", check, __doc__)

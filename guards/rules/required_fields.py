@@ -77,6 +77,6 @@ def _strings(options: dict, key: str, default: tuple[str, ...],
     return tuple(value)
 
 
-RULE = Rule("S003", "required-fields", "schema", "compose", Severity.ERROR,
+RULE = Rule("S003", "required-fields", "schema", ("compose",), Severity.ERROR,
             "The Profile block has Model, Topology, Drafter, KV, Status (and Caveats when due).",
             check, __doc__)

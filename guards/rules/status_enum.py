@@ -44,5 +44,5 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
                     hint=f"start it with one of: {known}")]
 
 
-RULE = Rule("S002", "status-enum", "schema", "compose", Severity.ERROR,
+RULE = Rule("S002", "status-enum", "schema", ("compose",), Severity.ERROR,
             "The Status field starts with a known status emoji.", check, __doc__)

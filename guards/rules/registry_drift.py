@@ -1,0 +1,74 @@
+"""C002 registry-drift: notes and headers agree with the registry on what is withdrawn.
+
+Why: a retraction written in a note but not in ``claims.yaml`` leaves every guard that reads
+the registry defending the dead claim; a note or header that cites a withdrawn claim as current
+sends readers to it. Both sides are named so either can be fixed: a file that retracts a claim
+(front matter ``retracts:`` or a dated Retracted callout citing it) the registry lists as
+active or disputed, and a file that cites a retracted or superseded claim outside any
+retraction context.
+
+Bad:
+    --- claims.yaml
+    claims:
+      - id: decode-cliff-1096
+        title: Accumulated-context decode cliff
+        status: active
+    --- learnings/qwen3.8-27b.md
+    ## Retracted 2026-09-08: the decode cliff (claim:decode-cliff-1096)
+
+    It was our harness (#1218), not the engine.
+
+Good:
+    --- claims.yaml
+    claims:
+      - id: decode-cliff-1096
+        title: Accumulated-context decode cliff
+        status: retracted
+        retracted: 2026-09-08
+        replacement: A steady spec-decode tax that scales with drafter depth.
+    --- learnings/qwen3.8-27b.md
+    ## Retracted 2026-09-08: the decode cliff (claim:decode-cliff-1096)
+
+    It was our harness (#1218), not the engine.
+"""
+
+from __future__ import annotations
+
+from ..findings import Finding, Severity
+from . import Context, Rule
+
+
+def check(target, context: Context) -> list[Finding] | None:
+    registry = context.estate.registry
+    if not registry.claims:
+        return None
+    findings = []
+    reported: set[str] = set()
+    for citation in target.citations:
+        claim = registry.get(citation.claim_id)
+        if claim is None or claim.id in reported:
+            continue
+        if citation.claim_id in target.retracts() and not claim.is_withdrawn:
+            reported.add(claim.id)
+            findings.append(RULE.at(
+                target.path, citation.line, citation.column,
+                f"retracts claim {claim.id}, but {registry.path}:{claim.line} lists it as "
+                f"{claim.status}", claim=claim.id,
+                hint=f"record the retraction: guards claims retract {claim.id} --date "
+                     "YYYY-MM-DD --reason TEXT --replacement-file FILE"))
+        elif claim.is_withdrawn and not citation.in_retraction:
+            reported.add(claim.id)
+            successor = f"cite claim:{claim.superseded_by} instead, or " \
+                if claim.superseded_by else ""
+            when = f" on {claim.retracted}" if claim.retracted else ""
+            findings.append(RULE.at(
+                target.path, citation.line, citation.column,
+                f"cites claim {claim.id} as current, but {registry.path}:{claim.line} lists "
+                f"it as {claim.status}{when}", claim=claim.id,
+                hint=f"{successor}move the mention into a dated Retracted callout"))
+    return findings
+
+
+RULE = Rule("C002", "registry-drift", "claims", ("compose", "note"), Severity.ERROR,
+            "Notes and headers agree with the registry on which claims are withdrawn.",
+            check, __doc__)

@@ -1,0 +1,88 @@
+"""C001 stale-claim: no compose or note still asserts a retracted or superseded claim.
+
+Why: the founding incident. A header block claiming an "accumulated-context decode cliff" was
+retracted on 2026-09-08 in learnings/ only, and survived verbatim in 20 composes, where
+operators read it and turned their drafter off. The registry keeps each withdrawn claim's
+wording (``text``) and distinctive ``match`` phrases; this guard finds them in compose
+comments and notes however they were re-wrapped, lightly edited, truncated or split. A mention
+inside a retraction context (a heading, callout or paragraph opening with Retracted /
+Superseded / Corrected plus a date or claim id), struck-through text or a generated region is
+a correct mention and passes. Each copy is reported once, at its first line.
+
+Bad:
+    --- claims.yaml
+    claims:
+      - id: decode-cliff-1096
+        title: Accumulated-context decode cliff
+        status: retracted
+        retracted: 2026-09-08
+        reason: A harness artefact (#1218), not the engine.
+        text: Decode collapses once accumulated context passes ~21k on the spec tiers.
+        match: ["accumulated-context decode cliff"]
+        replacement: A steady spec-decode tax that scales with drafter depth (vllm#35387).
+    --- composes/dual-max.yml
+    # Profile (at-a-glance):
+    #   Model:     Qwen3.8-27B
+    # ---------------------------------------------------------------------------
+    # ⚠️ ACCUMULATED-CONTEXT DECODE CLIFF: decode collapses once
+    #   accumulated context passes ~21K on the spec tiers.
+    services: {}
+
+Good:
+    --- claims.yaml
+    claims:
+      - id: decode-cliff-1096
+        title: Accumulated-context decode cliff
+        status: retracted
+        retracted: 2026-09-08
+        reason: A harness artefact (#1218), not the engine.
+        text: Decode collapses once accumulated context passes ~21k on the spec tiers.
+        match: ["accumulated-context decode cliff"]
+        replacement: A steady spec-decode tax that scales with drafter depth (vllm#35387).
+    --- composes/dual-max.yml
+    # Profile (at-a-glance):
+    #   Model:     Qwen3.8-27B
+    # ---------------------------------------------------------------------------
+    # ⚠️ RETRACTED 2026-09-08 (claim:decode-cliff-1096). This header previously said
+    #   "accumulated-context decode cliff: decode collapses past ~21K". It was our
+    #   harness (#1218). Decode gets slower as context grows: attention cost, expected.
+    services: {}
+"""
+
+from __future__ import annotations
+
+from ..claimscan import stale_copies
+from ..findings import Finding, Severity
+from . import Context, Rule
+
+
+def check(target, context: Context) -> list[Finding] | None:
+    withdrawn = [c for c in context.estate.registry.claims
+                 if c.is_withdrawn and (c.text or c.match)]
+    if not withdrawn:
+        return None
+    findings = []
+    for claim in withdrawn:
+        when = f"{claim.status} {claim.retracted}" if claim.retracted else claim.status
+        why = f": {_first_sentence(claim.reason)}" if claim.reason else ""
+        hint = f"say instead: {' '.join(claim.replacement.split())}" if claim.replacement \
+            else f"remove it, or quote it inside a `Retracted {claim.retracted or 'YYYY-MM-DD'} " \
+                 f"(claim:{claim.id})` callout"
+        for copy in stale_copies(claim, target):
+            lines = f"lines {copy.line}-{copy.end_line}" if copy.end_line > copy.line \
+                else f"line {copy.line}"
+            findings.append(RULE.at(target.path, copy.line, 1,
+                                    f"repeats withdrawn claim {claim.id} ({lines}), {when}{why}",
+                                    hint=hint, claim=claim.id))
+    return findings
+
+
+def _first_sentence(text: str) -> str:
+    flat = " ".join(text.split())
+    end = flat.find(". ")
+    sentence = flat if end < 0 else flat[:end + 1]
+    return sentence if len(sentence) <= 120 else sentence[:117].rstrip() + "…"
+
+
+RULE = Rule("C001", "stale-claim", "claims", ("compose", "note"), Severity.ERROR,
+            "No compose or note still asserts a retracted or superseded claim.", check, __doc__)

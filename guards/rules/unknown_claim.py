@@ -1,0 +1,53 @@
+"""C003 unknown-claim: every ``claim:<id>`` a note or header cites exists in the registry.
+
+Why: a citation is a promise that the registry holds the claim with its evidence. A typo or a
+claim that was never registered breaks that link silently: a later retraction will not find
+this file, and ``guards claims show`` will not list it. Front-matter ``claims:`` and
+``retracts:`` ids count as citations.
+
+Bad:
+    --- claims.yaml
+    claims:
+      - id: spec-tax-35387
+        title: Speculative decoding pays a steady, depth-scaled tax
+        status: active
+    --- learnings/qwen3.8-27b.md
+    The spec tax scales with drafter depth (claim:spec-tax-35378).
+
+Good:
+    --- claims.yaml
+    claims:
+      - id: spec-tax-35387
+        title: Speculative decoding pays a steady, depth-scaled tax
+        status: active
+    --- learnings/qwen3.8-27b.md
+    The spec tax scales with drafter depth (claim:spec-tax-35387).
+"""
+
+from __future__ import annotations
+
+import difflib
+
+from ..findings import Finding, Severity
+from . import Context, Rule
+
+
+def check(target, context: Context) -> list[Finding] | None:
+    registry = context.estate.registry
+    if not registry.claims:
+        return None  # no registry yet: every citation would be "unknown"
+    findings = []
+    for citation in target.citations:
+        if registry.get(citation.claim_id) is not None:
+            continue
+        close = difflib.get_close_matches(citation.claim_id, sorted(registry.ids), n=1)
+        hint = f"did you mean claim:{close[0]}?" if close else \
+            f"add the claim to {registry.path} or fix the id"
+        findings.append(RULE.at(target.path, citation.line, citation.column,
+                                f"cites claim {citation.claim_id}, which {registry.path} does "
+                                "not define", hint=hint, claim=citation.claim_id))
+    return findings
+
+
+RULE = Rule("C003", "unknown-claim", "claims", ("compose", "note"), Severity.ERROR,
+            "Every cited claim id exists in the registry.", check, __doc__)

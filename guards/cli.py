@@ -71,6 +71,132 @@ def check(
     raise typer.Exit(2 if estate.errors else (1 if any(not r.passed for r in results) else 0))
 
 
+claims_app = typer.Typer(no_args_is_help=True, help="The claims registry: list, show, retract.")
+app.add_typer(claims_app, name="claims")
+
+ROOT_OPTION = typer.Option(Path("."), "--root", help="The estate.")
+CONFIG_OPTION = typer.Option(None, "--config", help="TOML file with the keys of [tool.guards].")
+
+
+@claims_app.command("list")
+def claims_list(root: Path = ROOT_OPTION, config: Optional[Path] = CONFIG_OPTION) -> None:
+    """Every claim: id, status, dates, places citing it and stale copies."""
+    from .claimscan import places
+    estate = _estate(root, config)
+    rows = [("ID", "STATUS", "ASSERTED", "RETRACTED", "CITED", "STALE")]
+    for claim in estate.registry.claims:
+        found = places(estate, claim)
+        stale = sum(1 for p in found if p.how == "stale copy")
+        rows.append((claim.id, claim.status, str(claim.asserted or "-"),
+                     str(claim.retracted or "-"), str(len(found) - stale), str(stale)))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        typer.echo("  ".join(cell.rjust(w) if i >= 4 else cell.ljust(w)
+                             for i, (cell, w) in enumerate(zip(row, widths))).rstrip())
+    _exit_for(estate)
+
+
+@claims_app.command("show")
+def claims_show(claim_id: str = typer.Argument(..., metavar="ID"), root: Path = ROOT_OPTION,
+                config: Optional[Path] = CONFIG_OPTION) -> None:
+    """One claim and every place that cites, retracts or still asserts it."""
+    from .claimscan import places
+    estate = _estate(root, config)
+    claim = _claim(estate, claim_id)
+    when = f" {claim.retracted}" if claim.retracted else ""
+    typer.echo(f"{claim.id}: {claim.title}")
+    typer.echo(f"  status       {claim.status}{when}"
+               + (f" (asserted {claim.asserted})" if claim.asserted else ""))
+    typer.echo(f"  defined at   {estate.registry.path}:{claim.line}")
+    for label, value in (("reason", claim.reason), ("replacement", claim.replacement),
+                         ("superseded by", claim.superseded_by),
+                         ("refs", " ".join(claim.refs) or None)):
+        if value:
+            typer.echo(f"  {label:<12} {' '.join(value.split())}")
+    found = places(estate, claim)
+    typer.echo(f"places ({len(found)}):")
+    for place in found:
+        typer.echo(f"  {place.path}:{place.line}:{place.column}  {place.how}")
+    _exit_for(estate)
+
+
+@claims_app.command("retract")
+def claims_retract(
+    claim_id: str = typer.Argument(..., metavar="ID"),
+    date: str = typer.Option(..., "--date", help="Retraction date, YYYY-MM-DD."),
+    reason: str = typer.Option(..., "--reason", help="Why it was retracted."),
+    replacement_file: Path = typer.Option(..., "--replacement-file", help="File holding what "
+                                          "to say instead ('-' reads standard input)."),
+    root: Path = ROOT_OPTION, config: Optional[Path] = CONFIG_OPTION,
+) -> None:
+    """Retract a claim in claims.yaml in place, then list what still cites or asserts it."""
+    from .claimscan import places
+    from .estate import load_estate, shown_path
+    from .registry import load
+    from .retract import check_date, retract_text, write_atomically
+
+    settings = _settings(root, config)
+    check_date(date)
+    replacement = _read_replacement(replacement_file)
+    path = settings.root / settings.claims
+    shown = shown_path(settings, path)
+    if not path.is_file():
+        raise GuardsError("no claims registry to edit", shown)
+    raw = path.read_bytes().decode("utf-8")
+    crlf = "\r\n" in raw
+    edited = retract_text(raw.replace("\r\n", "\n"), shown, claim_id, date, reason, replacement)
+    write_atomically(path, edited.replace("\n", "\r\n") if crlf else edited)
+    typer.echo(f"{shown}: retracted {claim_id} on {date}")
+    estate = load_estate(settings)
+    claim = load(path, shown).get(claim_id)
+    assert claim is not None
+    remaining = [p for p in places(estate, claim)
+                 if p.how not in ("retracts", "cites in a retraction")]
+    typer.echo(f"still citing or asserting it: {len(remaining)}")
+    for place in remaining:
+        typer.echo(f"  {place.path}:{place.line}:{place.column}  {place.how}")
+    for error in estate.errors:
+        typer.echo(f"guards: error: {error}", err=True)
+
+
+def _settings(root: Path, config: Optional[Path]):
+    from .config import load_config
+    return load_config(_root(root), config)
+
+
+def _estate(root: Path, config: Optional[Path]):
+    from .estate import load_estate
+    estate = load_estate(_settings(root, config))
+    for error in estate.errors:
+        typer.echo(f"guards: error: {error}", err=True)
+    return estate
+
+
+def _exit_for(estate) -> None:
+    raise typer.Exit(2 if estate.errors else 0)
+
+
+def _claim(estate, claim_id: str):
+    claim = estate.registry.get(claim_id)
+    if claim is None:
+        raise GuardsError(f"no claim with id {claim_id!r}", estate.registry.path)
+    return claim
+
+
+def _read_replacement(path: Path) -> str:
+    if str(path) == "-":
+        return sys.stdin.read()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise GuardsError("replacement file not found", str(path)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise GuardsError(f"cannot read replacement file: {exc}", str(path)) from None
+    if not text.strip():
+        raise GuardsError("replacement file is empty", str(path))
+    return text
+
+
 @app.command("rules")
 def list_rules() -> None:
     """List every rule: id, name, family and what it checks."""

@@ -23,12 +23,12 @@ except ImportError:  # pragma: no cover - depends on the PyYAML build
 TIMESTAMP = "tag:yaml.org,2002:timestamp"
 
 
-class _Loader(_Base):  # type: ignore[misc, valid-type]
+class Loader(_Base):  # type: ignore[misc, valid-type]
     """Safe loader that leaves dates as strings: validators parse them and can say where a
     bad one is (YAML 1.1 would raise a bare ValueError for ``2026-13-01``)."""
 
 
-_Loader.yaml_implicit_resolvers = {
+Loader.yaml_implicit_resolvers = {
     first: [(tag, regexp) for tag, regexp in resolvers if tag != TIMESTAMP]
     for first, resolvers in _Base.yaml_implicit_resolvers.items()}
 
@@ -59,7 +59,7 @@ def read_text(path: Path, shown: str) -> str:
 def compose(text: str, shown: str) -> Node | None:
     """Compose one YAML document into a node tree (``None`` for an empty document)."""
     try:
-        return yaml.compose(text, Loader=_Loader)
+        return yaml.compose(text, Loader=Loader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "invalid YAML"
@@ -73,7 +73,7 @@ def compose(text: str, shown: str) -> Node | None:
 
 def construct(node: Node, shown: str) -> Any:
     """Plain Python data for a node tree (YAML 1.1 safe types; dates stay strings)."""
-    loader = _Loader("")
+    loader = Loader("")
     try:
         return loader.construct_document(node)
     except yaml.MarkedYAMLError as exc:

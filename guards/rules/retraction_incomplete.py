@@ -51,7 +51,7 @@ def check(claim: Claim, context: Context) -> list[Finding] | None:
     cited = [p for p in places(context.estate, claim) if p.how != "stale copy"]
     where = f"; cited at {cited[0].path}:{cited[0].line}" if cited else ""
     return [RULE.at(context.estate.registry.path, claim.line, 1,
-                    f"claim {claim.id} is {claim.status} but has no {', '.join(missing)}{where}",
+                    f"claim {claim.id} is {claim.status} but lacks {', '.join(missing)}{where}",
                     claim=claim.id,
                     hint="fill them in with `guards claims retract`, or edit claims.yaml")]
 

@@ -77,6 +77,11 @@ class Compose:
     retraction_lines: set[int] = field(default_factory=set)   # inside a retraction callout
     citations: list[Citation] = field(default_factory=list)
     retracted_ids: set[str] = field(default_factory=set)      # claims its callouts retract
+    shipped: list[Service] = field(default_factory=list)      # the services with no overlay
+
+    def __post_init__(self) -> None:
+        if not self.shipped:
+            self.shipped = self.services
 
     @property
     def engines(self) -> set[str]:
@@ -106,13 +111,18 @@ def parse_compose(text: str, shown: str, env: Mapping[str, str] | None = None) -
         raise GuardsError("`services:` is not a mapping", shown, yamlsrc.line_of(services_node))
     services = [_service(name, key, node, lines, env, shown)
                 for name, key, node in yamlsrc.items(services_node)]
+    # Header and comments describe the compose as shipped; with an operator overlay the same
+    # node tree is evaluated a second time, without it, for the drift guards.
+    shipped = [_service(name, key, node, lines, {}, shown)
+               for name, key, node in yamlsrc.items(services_node)] if env else services
     extensions = {name: yamlsrc.construct(node, shown) for name, _, node in yamlsrc.items(root)
                   if name.startswith("x-")}
     header = parse_header(lines)
     comments = _comments(lines, root, header)
     retraction_lines, retracted_ids = _retractions(comments)
     compose = Compose(shown, text, lines, header, comments, services, extensions, env,
-                      _regions(comments, shown), retraction_lines, retracted_ids=retracted_ids)
+                      _regions(comments, shown), retraction_lines, retracted_ids=retracted_ids,
+                      shipped=shipped)
     compose.citations = [Citation(claim_id, c.line, c.column + 1 + offset,
                                   compose.is_correction(c.line))
                          for c in comments if "claim:" in c.text

@@ -201,6 +201,33 @@ def _section(current: list[HeaderLine], sections: list[HeaderSection]) -> None:
                                       retraction_marker(current[0].text, at_start=True)))
 
 
+# -- numbers as headers write them -----------------------------------------------------------
+
+COUNT = re.compile(r"(?<![\w.])~?(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*([KkMm])?(?![\w.])")
+
+
+def first_count(text: str) -> tuple[int, bool] | None:
+    """The first token count in a header value: ``204800 (~200K)`` -> (204800, exact);
+    ``262K`` -> (268288, approximate: K may mean 1000 or 1024)."""
+    match = COUNT.search(text)
+    if match is None:
+        return None
+    value = float(match.group(1).replace(",", ""))
+    unit = (match.group(2) or "").lower()
+    if unit:
+        return int(value * (1024 if unit == "k" else 1024 ** 2)), True
+    return int(value), False
+
+
+def same_count(stated: tuple[int, bool], actual: int) -> bool:
+    """Exact values must match exactly; ``262K``/``256K``/``~200K`` match within 2.5%."""
+    value, approximate = stated
+    if not approximate:
+        return value == actual
+    candidates = (value, value * 1000 // 1024)
+    return any(abs(c - actual) <= 0.025 * actual for c in candidates)
+
+
 # -- the Status enum --------------------------------------------------------------------------
 
 VS16 = "\ufe0f"  # the variation selector that makes ⚠ render as the emoji ⚠️

@@ -101,7 +101,7 @@ def _expand(template: str, base: int, state: _State) -> str:
             out.append("$" if state.unescape else "$$")
             i = dollar + 2
         elif nxt == "{":
-            end = _closing_brace(template, dollar)
+            end = closing_brace(template, dollar)
             if end < 0:
                 raise TemplateError("unclosed `${`", base + dollar)
             out.append(_braced(template[dollar + 2:end], base + dollar + 2, state))
@@ -117,7 +117,8 @@ def _expand(template: str, base: int, state: _State) -> str:
     return "".join(out)
 
 
-def _closing_brace(template: str, start: int) -> int:
+def closing_brace(template: str, start: int) -> int:
+    """Index of the ``}`` closing the ``${`` at ``start`` (compose-go's counting), or -1."""
     depth, i = 0, start
     while i < len(template):
         if template.startswith("${", i):

@@ -35,18 +35,19 @@ def estate(tmp_path):
 
 def test_clean_estate_passes(capsys):
     result = run_guards(capsys, "check", "--root", str(CLEAN))
-    assert (result.code, result.out, result.err) == (0, "guard suite: 16 pass / 0 fail\n", "")
+    assert (result.code, result.out, result.err) == (0, "guard suite: 26 pass / 0 fail\n", "")
 
 
 def test_failures_print_one_line_each_and_the_total(capsys):
-    result = run_guards(capsys, "check", "--root", str(SCHEMA))
+    result = run_guards(capsys, "check", "--root", str(SCHEMA), "--select", "schema")
     assert result.code == 1
     assert result.out == SCHEMA_OUTPUT
     assert result.err == ""
 
 
 def test_json_output_follows_the_contract(capsys):
-    result = run_guards(capsys, "check", "--root", str(SCHEMA), "--format", "json")
+    result = run_guards(capsys, "check", "--root", str(SCHEMA), "--format", "json",
+                        "--select", "schema")
     document = json.loads(result.out)
     assert result.code == 1
     assert document["version"] == 1
@@ -77,7 +78,7 @@ def test_unknown_selector_is_a_usage_error(capsys):
 
 
 def test_explicit_paths_check_only_those_files(capsys):
-    result = run_guards(capsys, "check", "composes/no-header.yml", cwd=SCHEMA)
+    result = run_guards(capsys, "check", "composes/no-header.yml", "--select", "S", cwd=SCHEMA)
     assert result.out.splitlines() == [
         "composes/no-header.yml:1:1: S001 no header: the file does not open with a comment block",
         "guard suite: 0 pass / 1 fail"]
@@ -123,7 +124,7 @@ def test_bad_compose_is_reported_and_the_rest_still_checked(capsys, estate, name
     result = run_guards(capsys, "check", "--root", str(estate))
     assert result.code == 2
     assert result.err == f"guards: error: {error}\n"
-    assert result.out == "guard suite: 16 pass / 0 fail\n"
+    assert result.out == "guard suite: 26 pass / 0 fail\n"
     assert tree_digest(estate) == before
 
 
@@ -132,7 +133,7 @@ def test_unreadable_compose_is_reported(capsys, estate):
     result = run_guards(capsys, "check", "--root", str(estate))
     assert result.code == 2
     assert result.err == "guards: error: composes/dangling.yml: no such file\n"
-    assert result.out == "guard suite: 16 pass / 0 fail\n"
+    assert result.out == "guard suite: 26 pass / 0 fail\n"
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
@@ -146,7 +147,7 @@ def test_permission_denied_is_reported(capsys, estate):
 
 def test_missing_explicit_path_is_reported(capsys):
     result = run_guards(capsys, "check", "composes/nope.yml", "composes/no-header.yml",
-                        cwd=SCHEMA)
+                        "--select", "S", cwd=SCHEMA)
     assert result.code == 2
     assert result.err == "guards: error: composes/nope.yml: no such file or directory\n"
     assert result.out.endswith("guard suite: 0 pass / 1 fail\n")
@@ -214,7 +215,7 @@ def test_config_flag_reads_a_separate_file(capsys, estate, tmp_path):
     other = tmp_path / "other.toml"
     write(other, 'composes = ["composes/single-*.yml"]\n')
     result = run_guards(capsys, "check", "--root", str(estate), "--config", str(other))
-    assert result.out == "guard suite: 9 pass / 0 fail\n"
+    assert result.out == "guard suite: 13 pass / 0 fail\n"
     missing = run_guards(capsys, "check", "--root", str(estate), "--config", "nope.toml")
     assert (missing.code, missing.err) == (2, "guards: error: nope.toml: config file not found\n")
 

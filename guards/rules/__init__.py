@@ -7,6 +7,7 @@ rule. A check is one rule applied to one target; it passes when it yields no fin
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
@@ -40,14 +41,52 @@ class Context:
     def options(self, rule: Rule) -> dict[str, Any]:
         return self.estate.config.options(rule.id, rule.name)
 
+    def remark(self, rule: Rule, path: str, text: str) -> None:
+        """Something a rule could not check, for ``--verbose`` (never a guess)."""
+        self.estate.remarks.append(f"{rule.id} {path}: {text}")
+
+
+def summary(text: str, limit: int = 200) -> str:
+    """Whole sentences of ``text`` up to ``limit`` characters (at least one, cut at a clause)."""
+    flat = " ".join(text.split())
+    sentences = re.split(r"(?<=[.!?])\s+", flat)
+    out = sentences[0]
+    for sentence in sentences[1:]:
+        if len(out) >= limit // 2:
+            break
+        out += " " + sentence
+    if len(out) <= limit:
+        return out
+    cut = max(out.rfind(mark, 0, limit) for mark in (" — ", "; ", ", "))
+    return (out[:cut] if cut > 0 else out[:limit - 1]).rstrip(" ,;—") + "…"
+
+
+def provenance(knob: Any) -> str:
+    """Where an effective value came from, when it is not the compose's own default."""
+    if knob.from_env:
+        return f" (from {', '.join(knob.from_env)} in the environment)"
+    return ""
+
+
+def number_option(context: "Context", rule: Rule, key: str, default: float) -> float:
+    value = context.options(rule).get(key, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        config = context.estate.config
+        raise GuardsError(f"rules.{rule.name}.{key} must be a number", config.source,
+                          config.line_of(key))
+    return float(value)
+
 
 def all_rules() -> list[Rule]:
-    from . import (duplicate_field, empty_field, header_present, registry_drift,
+    from . import (comment_default, drafter_depth, duplicate_field, empty_field, flat_drift,
+                   gpu_accounting, header_drift, header_present, max_num_seqs, registry_drift,
                    required_fields, retraction_incomplete, stale_claim, status_enum,
-                   unknown_claim)
+                   unknown_claim, utilisation_ceiling)
     return [header_present.RULE, status_enum.RULE, required_fields.RULE, empty_field.RULE,
             duplicate_field.RULE, stale_claim.RULE, registry_drift.RULE, unknown_claim.RULE,
-            retraction_incomplete.RULE]
+            retraction_incomplete.RULE, utilisation_ceiling.RULE, max_num_seqs.RULE,
+            drafter_depth.RULE, gpu_accounting.RULE, header_drift.RULE, comment_default.RULE,
+            flat_drift.RULE]
 
 
 def select(rules: list[Rule], chosen: Iterable[str], ignored: Iterable[str]) -> list[Rule]:

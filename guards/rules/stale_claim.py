@@ -53,7 +53,7 @@ from __future__ import annotations
 
 from ..claimscan import stale_copies
 from ..findings import Finding, Severity
-from . import Context, Rule
+from . import Context, Rule, summary
 
 
 def check(target, context: Context) -> list[Finding] | None:
@@ -64,7 +64,7 @@ def check(target, context: Context) -> list[Finding] | None:
     findings = []
     for claim in withdrawn:
         when = f"{claim.status} {claim.retracted}" if claim.retracted else claim.status
-        why = f": {_first_sentence(claim.reason)}" if claim.reason else ""
+        why = f": {summary(claim.reason, 80)}" if claim.reason else ""
         hint = f"say instead: {' '.join(claim.replacement.split())}" if claim.replacement \
             else f"remove it, or quote it inside a `Retracted {claim.retracted or 'YYYY-MM-DD'} " \
                  f"(claim:{claim.id})` callout"
@@ -75,13 +75,6 @@ def check(target, context: Context) -> list[Finding] | None:
                                     f"repeats withdrawn claim {claim.id} ({lines}), {when}{why}",
                                     hint=hint, claim=claim.id))
     return findings
-
-
-def _first_sentence(text: str) -> str:
-    flat = " ".join(text.split())
-    end = flat.find(". ")
-    sentence = flat if end < 0 else flat[:end + 1]
-    return sentence if len(sentence) <= 120 else sentence[:117].rstrip() + "…"
 
 
 RULE = Rule("C001", "stale-claim", "claims", ("compose", "note"), Severity.ERROR,

@@ -1,0 +1,107 @@
+"""KV-pool arithmetic.
+
+KV bytes per token = full-attention layers x KV heads x head dim x 2 (K and V) x bytes per
+element; the registry holds the per-model figure per dtype. Per card, divide by min(TP, KV
+heads): past the head count, heads are replicated. vLLM sizes the pool from free memory at the
+utilisation ceiling; full-length sequences the pool holds = pool tokens // max-model-len.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+GIB = 1024 ** 3
+DTYPE_KEYS = {"bf16": "bf16", "bfloat16": "bf16", "fp16": "fp16", "float16": "fp16",
+              "f16": "fp16", "half": "fp16", "fp8": "fp8", "fp8_e4m3": "fp8",
+              "fp8_e5m2": "fp8"}
+
+
+def dtype_key(dtype: str | None) -> str | None:
+    return DTYPE_KEYS.get(dtype.lower(), dtype.lower()) if dtype else None
+
+
+def bytes_per_token(table: dict[str, int], dtype: str | None) -> int | None:
+    """Whole-model KV bytes per token for a dtype; bf16 and fp16 share a size."""
+    key = dtype_key(dtype)
+    if key is None:
+        return None
+    if key in table:
+        return table[key]
+    twin = {"bf16": "fp16", "fp16": "bf16"}.get(key)
+    return table.get(twin) if twin else None
+
+
+def per_card(total: float, tp: int, kv_heads: int | None) -> float:
+    return total / min(tp, kv_heads) if kv_heads else total / tp
+
+
+@dataclass(frozen=True)
+class Pool:
+    tokens: int
+    source: str           # "measured" | "computed"
+    line: int | None      # the comment line it was read from
+    text: str             # how it was obtained, for messages
+
+
+MEASURED = [
+    re.compile(r"GPU KV cache size:?\s*(?P<n>[\d,._]+)\s*tokens", re.I),
+    re.compile(r"KV pool\s*(?:of|=|:)?\s*~?\s*(?P<n>\d[\d,.]*)\s*(?P<k>[KkMm])?\s*tok", re.I),
+    re.compile(r"(?P<n>\d[\d,.]*)\s*(?P<k>[KkMm])?[- ]tokens?\s+(?:\w+\s+){0,2}(?:KV\s+)?pool",
+               re.I),
+]
+CONCURRENCY = re.compile(r"(?P<x>\d+(?:\.\d+)?)\s*[×x]\s*concurrency", re.I)
+
+
+def measured_pool(lines: list[tuple[int, str]], max_model_len: int | None) -> Pool | None:
+    """A measured pool size quoted in comments: `KV pool 212,977 tok`, `GPU KV cache size: N
+    tokens`, `1,795,289-token pool` (a phrase may wrap onto the next comment line), or
+    `1.03× concurrency` (times max-model-len)."""
+    text, starts = _joined(lines)
+    for pattern in MEASURED:
+        match = pattern.search(text)
+        if match:
+            tokens = _count(match.group("n"), match.groupdict().get("k"))
+            if tokens:
+                return Pool(tokens, "measured", _line_at(starts, match.start("n")),
+                            " ".join(match.group(0).split()))
+    match = CONCURRENCY.search(text)
+    if match and max_model_len:
+        tokens = int(float(match.group("x")) * max_model_len)
+        return Pool(tokens, "measured", _line_at(starts, match.start()), match.group(0))
+    return None
+
+
+def _joined(lines: list[tuple[int, str]]) -> tuple[str, list[tuple[int, int]]]:
+    """One text of all lines (joined by a space) and (offset, line number) starts."""
+    parts, starts, offset = [], [], 0
+    for number, text in lines:
+        starts.append((offset, number))
+        parts.append(text)
+        offset += len(text) + 1
+    return " ".join(parts), starts
+
+
+def _line_at(starts: list[tuple[int, int]], offset: int) -> int:
+    return next(number for start, number in reversed(starts) if start <= offset)
+
+
+def _count(digits: str, unit: str | None) -> int | None:
+    cleaned = digits.replace(",", "").replace("_", "").rstrip(".")
+    try:
+        value = float(cleaned)
+    except ValueError:
+        return None
+    scale = {"k": 1000, "m": 1_000_000}.get((unit or "").lower(), 1)
+    return int(value * scale)
+
+
+def computed_pool(gpu_gib: float, util: float, weights_gib: float, reserved_gib: float,
+                  tp: int, bytes_per_token_card: float) -> int:
+    """Tokens of KV that fit per card once weights and reserved memory are taken out."""
+    free = gpu_gib * util - weights_gib / tp - reserved_gib
+    return max(0, int(free * GIB / bytes_per_token_card))
+
+
+def gib(value: float) -> str:
+    return f"{value / GIB:.2f}".rstrip("0").rstrip(".") + " GiB"

@@ -1,0 +1,142 @@
+"""D002 comment-default: a comment that states a default states the one the code sets.
+
+Why: comments drift from code like any prose. A maintainer wrote "⭐ W4A8 (int8 activations)
+SHIPS ON" over ``W4A8=${W4A8:-0}``; env-override tables (``NP  parallel slots  (default: 1)``)
+and "(the shipped default)" notes rot the same way. Statements recognised: env-table rows
+``VAR  description  (default: X)`` (``A / B … (defaults: x / y)`` too), ``VAR default X``,
+``name=X (the shipped default)`` / ``name is X (the shipped default)``, and ``VAR … SHIPS ON|OFF``.
+They are compared with what the compose really defaults to: the ``${VAR:-x}`` defaults in the
+YAML, and in an entrypoint script what the container sees. Ranges, recommendations and prose
+values ("pinned b9570") are not statements of a default and are skipped; drafter depth
+("defaults to N") is K003's.
+
+Bad:
+    # Override defaults via .env or shell:
+    #   CTX_SIZE   KV pool size     (default: 131072)
+    #   NP         parallel slots   (default: 1 — do NOT raise on dual)
+    services:
+      llama:
+        image: ghcr.io/ggml-org/llama.cpp:server-cuda-b9570
+        command: -c ${CTX_SIZE:-262144} -np ${NP:-1}
+
+Good:
+    # Override defaults via .env or shell:
+    #   CTX_SIZE   KV pool size     (default: 262144 — native)
+    #   NP         parallel slots   (default: 1 — do NOT raise on dual)
+    services:
+      llama:
+        image: ghcr.io/ggml-org/llama.cpp:server-cuda-b9570
+        command: -c ${CTX_SIZE:-262144} -np ${NP:-1}
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..compose import Compose
+from ..defaults import Site, variable_defaults
+from ..findings import Finding, Severity
+from . import Context, Rule
+
+VAR = r"[A-Z][A-Z0-9_]{2,}"
+TABLE_ROW = re.compile(rf"^\s*(?P<vars>{VAR}(?:\s*/\s*{VAR})*)\s{{2,}}.*?"
+                       r"\(defaults?:\s*(?P<values>[^)]*)\)")
+VAR_DEFAULT = re.compile(rf"\b(?P<var>{VAR})\s+default\s+(?P<value>[^\s;,)]+)")
+SHIPPED = re.compile(r"\b(?P<name>[A-Za-z_][\w-]*)\s*(?:=|\bis\b)\s*(?P<value>[\w.]+)\s*"
+                     r"\((?:the\s+)?shipped default\)", re.IGNORECASE)
+SHIPS = re.compile(rf"\b(?P<var>{VAR})\b.*?\bSHIPS\s+(?P<value>ON|OFF)\b")
+RANGE = re.compile(r"^\d[\d.,]*\s*[-–]\s*\d")
+OFF = {"0", "false", "off", "no", ""}
+
+
+@dataclass(frozen=True)
+class Statement:
+    subject: str      # a variable name or a knob name
+    value: str
+    column: int       # 0-based in the comment text
+    truthy: bool = False   # SHIPS ON/OFF compares on/off, not the literal value
+
+
+def statements(text: str) -> list[Statement]:
+    found: list[Statement] = []
+    row = TABLE_ROW.match(text)
+    if row:
+        names = [n.strip() for n in row.group("vars").split("/")]
+        values = [v.strip() for v in row.group("values").split(" / ")]
+        if len(values) < len(names):
+            values = [row.group("values")] * len(names)
+        found += [Statement(n, _first(v), row.start("values")) for n, v in zip(names, values)]
+    found += [Statement(m.group("var"), m.group("value"), m.start("value"))
+              for m in VAR_DEFAULT.finditer(text)]
+    found += [Statement(m.group("name"), m.group("value"), m.start("value"))
+              for m in SHIPPED.finditer(text)]
+    found += [Statement(m.group("var"), m.group("value").lower(), m.start("value"), True)
+              for m in SHIPS.finditer(text)]
+    return found
+
+
+def _first(value: str) -> str:
+    return re.split(r"\s+[—–-]\s+|;|\s=|\s+\(|,\s", value.strip())[0].strip().rstrip(".")
+
+
+def check(compose: Compose, context: Context) -> list[Finding] | None:
+    sites = variable_defaults(compose)
+    knobs = {name.replace("_", "-"): knob for service in compose.shipped
+             for name, knob in service.knobs.items()}
+    findings = []
+    for comment in compose.comments:
+        for statement in statements(comment.text):
+            finding = _judge(compose, comment, statement, sites, knobs)
+            if finding is not None:
+                findings.append(finding)
+    return findings
+
+
+def _judge(compose, comment, statement: Statement, sites: dict[str, list[Site]], knobs):
+    stated = statement.value
+    if not stated or RANGE.match(stated):
+        return None
+    if statement.subject in sites:
+        actual = sites[statement.subject]
+        values, where = {s.value for s in actual}, actual[0]
+        shown = f"`{where.text}` (line {where.line})"
+    else:
+        knob = knobs.get(statement.subject.lower().replace("_", "-"))
+        if knob is None or knob.value is None:
+            return None
+        values, shown = {knob.value}, f"{knob.value} ({knob.source} line {knob.line})"
+    if not statement.truthy and not _value_like(stated, values):
+        return None
+    if any(_same(stated, v, statement.truthy) for v in values):
+        return None
+    said = f"SHIPS {stated.upper()}" if statement.truthy else f"the default is {stated}"
+    return RULE.at(compose.path, comment.line, comment.column + 1 + statement.column,
+                   f"comment says {statement.subject}: {said} (line {comment.line}), but the "
+                   f"compose sets {shown}", knob=statement.subject,
+                   hint="fix the comment, or the default it describes")
+
+
+def _value_like(stated: str, actual: set[str]) -> bool:
+    """A number, a path, an identifier with punctuation, or a word the code also uses as a
+    value: "pinned b9570" against an image reference is prose, not a default."""
+    if re.search(r"\s", stated.strip()):
+        return False
+    if re.search(r"[\d/._:]", stated) or stated.startswith(("…", "...")):
+        return True
+    return any(re.fullmatch(r"[A-Za-z]+", value or "") for value in actual)
+
+
+def _same(stated: str, actual: str, truthy: bool) -> bool:
+    if truthy:
+        return (stated == "on") == (actual.strip().lower() not in OFF)
+    if stated.startswith(("…", "...")):
+        return actual.endswith(stated.lstrip("….").lstrip("/"))
+    try:
+        return float(stated) == float(actual)
+    except ValueError:
+        return stated.strip("`'\"").lower() == actual.lower()
+
+
+RULE = Rule("D002", "comment-default", "drift", ("compose",), Severity.ERROR,
+            "Comments that state a default state the one the code sets.", check, __doc__)

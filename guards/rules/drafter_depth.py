@@ -1,0 +1,141 @@
+"""K003 drafter-depth: the speculative-decoding depth agrees with the header, the comments
+and the registry.
+
+Why: a maintainer misread his own default when a comment said "this compose defaults to 4" a
+few lines above ``_spec_n="$${SPEC_N:-7}"``, and a user ran SPEC_N=7 believing that is what
+ships. The depth the compose really sets by default (vLLM: the entrypoint's SPEC_N default or
+``num_speculative_tokens``; llama.cpp: ``--spec-draft-n-max`` or ik_llama's ``n_max=`` - the
+entrypoint's ``$${SPEC_N:-1}`` there is only an on/off switch) must match the header's
+``Drafter: … n=K`` and every comment saying "defaults to K". The effective depth (with an
+``--env-file`` overlay) must not exceed the deepest depth an active registry claim validated for
+that drafter on that topology (``facts.drafter_depth_max``): the spec-decode tax grows with
+depth (vllm#35387).
+
+Bad:
+    # Profile (at-a-glance):
+    #   Drafter:   DFlash2 n=5
+    services:
+      vllm:
+        image: vllm/vllm-openai:v0.27.1
+        environment: ["SPEC_N=${SPEC_N:-}"]
+        entrypoint:
+          - bash
+          - -c
+          - |
+            #   SPEC_N=<n>  drafter depth (this compose defaults to 4)
+            _spec_n="$${SPEC_N:-7}"
+            exec vllm serve "$$@" --speculative-config "{\\"method\\":\\"dflash\\",\\"num_speculative_tokens\\":$$_spec_n}"
+
+Good:
+    # Profile (at-a-glance):
+    #   Drafter:   DFlash2 n=7
+    services:
+      vllm:
+        image: vllm/vllm-openai:v0.27.1
+        environment: ["SPEC_N=${SPEC_N:-}"]
+        entrypoint:
+          - bash
+          - -c
+          - |
+            #   SPEC_N=<n>  drafter depth (this compose defaults to 7)
+            _spec_n="$${SPEC_N:-7}"
+            exec vllm serve "$$@" --speculative-config "{\\"method\\":\\"dflash\\",\\"num_speculative_tokens\\":$$_spec_n}"
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..compose import Compose, Service
+from ..engines import Knob
+from ..findings import Finding, Severity
+from ..scope import depth_limit, topology
+from . import Context, Rule, provenance
+
+HEADER_DEPTH = re.compile(r"\bn\s*=\s*(\d+)\b")
+NO_DRAFTER = re.compile(r"^\s*(none|no|off|n/a)\b", re.IGNORECASE)
+STATED = re.compile(r"\bdefaults?\s+to\s+(\d+)\b", re.IGNORECASE)
+ABOUT_DEPTH = re.compile(r"SPEC_N|depth|draft tokens|n_max|num_speculative", re.IGNORECASE)
+OTHER_VARIANT = re.compile(r"\b(sibling|siblings|other|instead|vs\.?|tier)\b", re.IGNORECASE)
+
+
+def check(compose: Compose, context: Context) -> list[Finding] | None:
+    findings: list[Finding] = []
+    checked = False
+    for shipped, service in zip(compose.shipped, compose.services):
+        depth = shipped.knob("drafter_depth")
+        if depth is None and compose.header.field("Drafter") is None:
+            continue
+        checked = True
+        findings += _header(compose, depth)
+        if depth is not None and depth.value is not None:
+            findings += _comments(compose, depth)
+        findings += _validated(compose, service, context)
+    return findings if checked else None
+
+
+def _where(knob: Knob) -> str:
+    return f"{knob.source} line {knob.line}: `{knob.raw.strip()}`"
+
+
+def _header(compose: Compose, depth: Knob | None) -> list[Finding]:
+    field = compose.header.field("Drafter")
+    if field is None:
+        return []
+    stated = HEADER_DEPTH.search(field.first_value)
+    says_none = NO_DRAFTER.match(field.first_value) is not None
+    actual = depth.value if depth else None
+    if stated and actual is not None and stated.group(1) != actual:
+        return [RULE.at(compose.path, field.line, field.column + stated.start(),
+                        f"header Drafter says n={stated.group(1)} (line {field.line}), but the "
+                        f"compose defaults to depth {actual} ({_where(depth)})",
+                        knob="drafter_depth", hint=f"write n={actual} in the header, or change "
+                        "the default to match")]
+    if stated and depth is None:
+        return [RULE.at(compose.path, field.line, field.column + stated.start(),
+                        f"header Drafter says n={stated.group(1)} (line {field.line}), but the "
+                        "compose configures no drafter", knob="drafter_depth")]
+    if says_none and actual not in (None, "0"):
+        return [RULE.at(compose.path, field.line, field.column,
+                        f"header Drafter says none (line {field.line}), but the compose "
+                        f"defaults to depth {actual} ({_where(depth)})", knob="drafter_depth")]
+    return []
+
+
+def _comments(compose: Compose, depth: Knob) -> list[Finding]:
+    findings = []
+    for comment in compose.comments:
+        stated = STATED.search(comment.text)
+        if not stated or not ABOUT_DEPTH.search(comment.text) or stated.group(1) == depth.value \
+                or OTHER_VARIANT.search(comment.text):
+            continue
+        findings.append(RULE.at(compose.path, comment.line, comment.column + 1 + stated.start(),
+                                f"comment says the compose {stated.group(0)} (line "
+                                f"{comment.line}), but the default depth is {depth.value} "
+                                f"({_where(depth)})", knob="drafter_depth",
+                                hint=f"make the comment say {depth.value}"))
+    return findings
+
+
+def _validated(compose: Compose, service: Service, context: Context) -> list[Finding]:
+    depth, method = service.knob("drafter_depth"), service.value("drafter_method")
+    if depth is None or depth.number is None:
+        return []
+    found = depth_limit(context.estate.registry, compose, service, method)
+    if found is None:
+        return []
+    limit, claim = found
+    if depth.number <= limit:
+        return []
+    return [RULE.at(compose.path, depth.line, depth.column,
+                    f"drafter depth {depth.value}{provenance(depth)} exceeds the deepest "
+                    f"validated {method} depth on {topology(compose, service)}, n={limit} "
+                    f"(claim {claim.id}, {context.estate.registry.path}:{claim.line}); the "
+                    "spec-decode tax grows with depth", knob="drafter_depth", claim=claim.id,
+                    hint=f"ship n={limit} or less, or validate the deeper width and record it "
+                         "in the registry")]
+
+
+RULE = Rule("K003", "drafter-depth", "knobs", ("compose",), Severity.ERROR,
+            "Drafter depth agrees with the header, comments and the validated maximum.", check,
+            __doc__)

@@ -1,0 +1,85 @@
+"""D003 flat-drift: flat ``# Key: value`` lines that scripts read match the body.
+
+Why: launchers and preflight scripts read ``# Tensor-parallel: 4`` and
+``# Requires-min-gpu-count: 4`` instead of the YAML; when they drift from the body, the
+launcher reserves the wrong cards and the compose fails - or worse, boots on fewer GPUs than it
+was measured on. ``Tensor-parallel`` must equal ``--tensor-parallel-size`` (llama.cpp: the
+number of ``-ts`` parts); ``Requires-min-gpu-count`` must equal the GPUs the service needs (TP ×
+PP) and the GPUs it reserves when those are listed explicitly.
+
+Bad:
+    # Tensor-parallel: 2
+    # Requires-min-gpu-count: 2
+    services:
+      vllm:
+        image: vllm/vllm-openai:v0.27.1
+        command: [--tensor-parallel-size, "4"]
+
+Good:
+    # Tensor-parallel: 4
+    # Requires-min-gpu-count: 4
+    services:
+      vllm:
+        image: vllm/vllm-openai:v0.27.1
+        command: [--tensor-parallel-size, "4"]
+"""
+
+from __future__ import annotations
+
+from ..compose import Compose, Service
+from ..engines import VLLM
+from ..findings import Finding, Severity
+from ..header import FlatLine
+from . import Context, Rule
+
+
+def check(compose: Compose, context: Context) -> list[Finding] | None:
+    header = compose.header
+    tp_line, gpus_line = header.flat_value("Tensor-parallel"), \
+        header.flat_value("Requires-min-gpu-count")
+    if not compose.shipped or (tp_line is None and gpus_line is None):
+        return None
+    service = compose.shipped[0]
+    findings = []
+    width, source = _parallel_width(service)
+    if tp_line is not None and width is not None and tp_line.value != str(width):
+        findings.append(_finding(compose, tp_line, str(width), source))
+    needed, why = _gpus_needed(service)
+    if gpus_line is not None and needed is not None and gpus_line.value != str(needed):
+        findings.append(_finding(compose, gpus_line, str(needed), why))
+    return findings
+
+
+def _finding(compose: Compose, line: FlatLine, actual: str, source: str) -> Finding:
+    return RULE.at(compose.path, line.line, line.column, f"flat line {line.key}: {line.value} "
+                   f"(line {line.line}) disagrees with the body: {actual} ({source})",
+                   hint=f"write `# {line.key}: {actual}`")
+
+
+def _parallel_width(service: Service) -> tuple[int | None, str]:
+    if service.engine == VLLM:
+        knob = service.knob("tensor_parallel_size")
+        if knob and knob.value and knob.value.isdigit():
+            return int(knob.value), f"--tensor-parallel-size, line {knob.line}"
+        return 1, "no --tensor-parallel-size: vLLM runs TP=1"
+    split = service.knob("tensor_split")
+    if split and split.value:
+        return len(split.value.split(",")), f"-ts {split.value}, line {split.line}"
+    return None, ""
+
+
+def _gpus_needed(service: Service) -> tuple[int | None, str]:
+    gpus = service.knob("gpus")
+    if gpus and gpus.value and gpus.value.isdigit():
+        return int(gpus.value), f"reserved devices, line {gpus.line}"
+    width, source = _parallel_width(service)
+    if width is None:
+        return None, ""
+    pp = service.knob("pipeline_parallel_size")
+    stages = int(pp.value) if pp and pp.value and pp.value.isdigit() else 1
+    return width * stages, source + (f" × PP {stages}" if stages > 1 else "")
+
+
+RULE = Rule("D003", "flat-drift", "drift", ("compose",), Severity.ERROR,
+            "Flat `# Key: value` lines (Tensor-parallel, Requires-min-gpu-count) match the body.",
+            check, __doc__)

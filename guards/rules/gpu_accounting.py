@@ -1,0 +1,113 @@
+"""K004 gpu-accounting: services of one file fit on the cards they share, and each vLLM service
+runs on as many GPUs as it reserves.
+
+Why: two vLLM services on the same card each claim their ``--gpu-memory-utilization`` share of
+it; 0.6 + 0.6 cannot fit, and the second one dies at boot or - worse - boots and OOMs under load.
+Services share cards when their ``device_ids``, numeric ``count`` or
+``NVIDIA_VISIBLE_DEVICES`` overlap, or when any of them takes every card (``count: all`` or no
+reservation). And when a service lists its GPUs explicitly, tensor-parallel × pipeline-parallel
+size must equal that number: TP=4 on three reserved cards does not boot, TP=2 on four leaves
+two idle.
+
+Bad:
+    services:
+      chat:
+        image: vllm/vllm-openai:v0.27.1
+        environment: [NVIDIA_VISIBLE_DEVICES=0]
+        command: [--gpu-memory-utilization, "0.60"]
+      embed:
+        image: vllm/vllm-openai:v0.27.1
+        environment: [NVIDIA_VISIBLE_DEVICES=0]
+        command: [--gpu-memory-utilization, "0.50"]
+
+Good:
+    services:
+      chat:
+        image: vllm/vllm-openai:v0.27.1
+        environment: [NVIDIA_VISIBLE_DEVICES=0]
+        command: [--gpu-memory-utilization, "0.60"]
+      embed:
+        image: vllm/vllm-openai:v0.27.1
+        environment: [NVIDIA_VISIBLE_DEVICES=0]
+        command: [--gpu-memory-utilization, "0.30"]
+"""
+
+from __future__ import annotations
+
+from ..compose import Compose, Service
+from ..engines import VLLM
+from ..findings import Finding, Severity
+from . import Context, Rule
+
+ALL = None  # a service on every card
+
+
+def check(compose: Compose, context: Context) -> list[Finding] | None:
+    vllm = [s for s in compose.services if s.engine == VLLM]
+    if not vllm:
+        return None
+    findings = [f for s in vllm for f in _width(compose, s)]
+    if len(vllm) > 1:
+        findings += _shared(compose, vllm)
+    return findings
+
+
+def cards(service: Service) -> frozenset[str] | None:
+    """The GPUs a service uses: explicit ids, ``count: N`` (cards 0..N-1), or ALL."""
+    for device in service.devices:
+        if device.get("device_ids"):
+            return frozenset(device["device_ids"])
+        count = str(device.get("count", "all"))
+        if count.isdigit():
+            return frozenset(str(i) for i in range(int(count)))
+    visible = service.environment.get("NVIDIA_VISIBLE_DEVICES")
+    if visible is not None and visible.value and visible.value not in ("all", "void"):
+        return frozenset(v.strip() for v in visible.value.split(",") if v.strip())
+    return ALL
+
+
+def _width(compose: Compose, service: Service) -> list[Finding]:
+    reserved = cards(service)
+    tp, pp = service.knob("tensor_parallel_size"), service.knob("pipeline_parallel_size")
+    if reserved is ALL or (tp is not None and tp.number is None):
+        return []
+    width = int(tp.number) if tp else 1
+    stages = int(pp.number) if pp and pp.number else 1
+    if width * stages == len(reserved):
+        return []
+    line, column = (tp.line, tp.column) if tp else (service.line, 1)
+    return [RULE.at(compose.path, line, column,
+                    f"service {service.name} runs TP={width}" + (f" × PP={stages}" if stages > 1
+                                                                 else "")
+                    + f" on {width * stages} GPUs but reserves {len(reserved)} "
+                    f"({','.join(sorted(reserved))})", knob="tensor_parallel_size",
+                    hint="make the parallel size match the reserved devices")]
+
+
+def _shared(compose: Compose, services: list[Service]) -> list[Finding]:
+    used = [(s, cards(s), s.knob("gpu_memory_utilization")) for s in services]
+    findings = []
+    for index, (service, mine, util) in enumerate(used):
+        sharing = [(other, u) for other, theirs, u in used[index + 1:]
+                   if mine is ALL or theirs is ALL or mine & theirs]
+        if not sharing:
+            continue
+        group = [(service, util)] + sharing
+        total = sum(_util(u) for _, u in group)
+        if total > 1.0 + 1e-9:
+            parts = " + ".join(f"{s.name} {_util(u):g}" for s, u in group)
+            findings.append(RULE.at(compose.path, service.line, 1,
+                                    f"services sharing GPUs ask for {parts} = {total:.2f} of a "
+                                    "card", knob="gpu_memory_utilization",
+                                    hint="lower their utilisations so they sum to 1.0 or less, "
+                                         "or give them separate devices"))
+    return findings
+
+
+def _util(knob) -> float:
+    return knob.number if knob is not None and knob.number is not None else 0.9
+
+
+RULE = Rule("K004", "gpu-accounting", "knobs", ("compose",), Severity.ERROR,
+            "Services sharing GPUs fit on them; TP × PP matches the reserved GPUs.", check,
+            __doc__)

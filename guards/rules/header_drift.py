@@ -1,0 +1,185 @@
+"""D001 header-drift: the Profile block describes what the body really sets.
+
+Why: operators read the header, not the body. ``Max ctx`` (or ``Default ctx``) must equal
+``--max-model-len`` / ``-c`` (262144 = 262K = 256K; prose after the first number, such as
+"→ higher at TP≥4", is ignored); ``KV`` must name the ``--kv-cache-dtype`` the body sets
+(``auto`` follows ``--dtype``; vLLM ``fp8`` is ``fp8_e4m3``; llama.cpp ``-ctk``/``-ctv``);
+``Topology``'s ``TP=N`` or ``-ts`` split must match the body. With option ``statuses`` (a YAML
+or TOML file mapping compose paths to a status), Status must agree with it too. Compared with
+the compose as shipped, so an ``--env-file`` overlay is not drift.
+
+Bad:
+    # Profile (at-a-glance):
+    #   Topology:  Dual 3090 PCIe (TP=2)
+    #   KV:        fp8_e4m3
+    #   Max ctx:   262144
+    services:
+      vllm:
+        image: vllm/vllm-openai:v0.27.1
+        command: [--tensor-parallel-size, "2", --max-model-len, "204800",
+                  --kv-cache-dtype, bfloat16]
+
+Good:
+    # Profile (at-a-glance):
+    #   Topology:  Dual 3090 PCIe (TP=2)
+    #   KV:        bf16 — MANDATORY here
+    #   Max ctx:   204800 (~200K)
+    services:
+      vllm:
+        image: vllm/vllm-openai:v0.27.1
+        command: [--tensor-parallel-size, "2", --max-model-len, "204800",
+                  --kv-cache-dtype, bfloat16]
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+
+from ..compose import Compose, Service
+from ..engines import LLAMACPP, VLLM, Knob
+from ..engines.vllm import kv_dtype
+from ..errors import GuardsError
+from ..findings import Finding, Severity
+from ..header import HeaderField, first_count, same_count, status_of
+from . import Context, Rule
+
+KV_WORD = re.compile(r"\b(bf16|bfloat16|fp16|float16|f16|half|fp8(?:_e4m3|_e5m2)?|e4m3|"
+                     r"q8_0|q4_0|q4_1|q5_0|q5_1|iq4_nl|auto)\b", re.IGNORECASE)
+KV_PAIR = re.compile(r"\b(\w+)\s+K\s*\+\s*(\w+)\s+V\b")
+TP = re.compile(r"\bTP\s*=\s*(\d+)\b")
+SPLIT = re.compile(r"-ts\s+([\d.,/]+)")
+FAMILIES = {"bf16": "16-bit", "bfloat16": "16-bit", "fp16": "16-bit", "float16": "16-bit",
+            "f16": "16-bit", "half": "16-bit"}
+
+
+def check(compose: Compose, context: Context) -> list[Finding] | None:
+    if compose.header.profile_line is None or not compose.shipped:
+        return None
+    service = compose.shipped[0]
+    findings = _context(compose, service) + _kv(compose, service) + _topology(compose, service)
+    return findings + _status(compose, context)
+
+
+def _finding(compose: Compose, field: HeaderField, said: str, knob: Knob, what: str,
+             hint: str) -> Finding:
+    return RULE.at(compose.path, field.line, field.column,
+                   f"header {field.key} says {said} (line {field.line}), but {what} is "
+                   f"{knob.value} ({knob.source} line {knob.line})", knob=knob.name, hint=hint)
+
+
+def _context(compose: Compose, service: Service) -> list[Finding]:
+    field = compose.header.field("Default ctx", "Max ctx")
+    knob = service.knob("max_model_len")
+    stated = first_count(field.first_value) if field else None
+    if field is None or knob is None or knob.number is None or stated is None:
+        return []
+    if same_count(stated, int(knob.number)):
+        return []
+    said = COUNT_TEXT.search(field.first_value).group(0)
+    flag = knob.flag or "max-model-len"
+    return [_finding(compose, field, said, knob, flag, f"write {int(knob.number)} in the header, "
+                     "or change the default to match")]
+
+
+COUNT_TEXT = re.compile(r"~?\d[\d,.]*\s*[KkMm]?")
+
+
+def _kv(compose: Compose, service: Service) -> list[Finding]:
+    field, knob = compose.header.field("KV"), service.knob("kv_cache_dtype")
+    if field is None or knob is None or knob.value is None:
+        return []
+    stated = _stated_kv(field.first_value)
+    if stated is None:
+        return []
+    actual = _canonical(knob.value, service)
+    if actual is None or _same_kv(stated, actual):
+        return []
+    return [_finding(compose, field, stated, knob, knob.flag or "the KV cache type",
+                     f"write {actual} in the header, or change the default to match")]
+
+
+def _stated_kv(text: str) -> str | None:
+    pair = KV_PAIR.search(text)
+    if pair:
+        k, v = pair.group(1).lower(), pair.group(2).lower()
+        return k if k == v else f"{k}/{v}"
+    word = KV_WORD.search(text)
+    return word.group(1).lower() if word else None
+
+
+def _canonical(value: str, service: Service) -> str | None:
+    if service.engine == VLLM:
+        dtype = service.value("dtype")
+        if value.lower() == "auto" and dtype is None:
+            return None  # follows the checkpoint's dtype, which the compose does not say
+        return kv_dtype(value, dtype)
+    return value.lower()
+
+
+def _same_kv(stated: str, actual: str) -> bool:
+    def norm(text: str) -> str:
+        text = {"e4m3": "fp8_e4m3", "fp8": "fp8_e4m3"}.get(text, text)
+        return FAMILIES.get(text, text)
+    return "/".join(map(norm, stated.split("/"))) == "/".join(map(norm, actual.split("/")))
+
+
+def _topology(compose: Compose, service: Service) -> list[Finding]:
+    field = compose.header.field("Topology")
+    if field is None:
+        return []
+    stated_tp, stated_split = TP.search(field.first_value), SPLIT.search(field.first_value)
+    if stated_tp and service.engine == VLLM:
+        knob = service.knob("tensor_parallel_size")
+        if knob and knob.value and knob.value != stated_tp.group(1):
+            return [_finding(compose, field, stated_tp.group(0), knob, "--tensor-parallel-size",
+                             f"write TP={knob.value} in the header, or change the default")]
+    if stated_split and service.engine == LLAMACPP:
+        knob = service.knob("tensor_split")
+        said = stated_split.group(1).rstrip(",.")
+        if knob and knob.value and knob.value.replace("/", ",") != said.replace("/", ","):
+            return [_finding(compose, field, f"-ts {said}", knob, "-ts",
+                             f"write -ts {knob.value} in the header, or change the default")]
+    return []
+
+
+def _status(compose: Compose, context: Context) -> list[Finding]:
+    source = context.options(RULE).get("statuses")
+    field = compose.header.field("Status")
+    if not source or field is None:
+        return []
+    expected = _statuses(context.estate.root, str(source)).get(compose.path)
+    if expected is None:
+        return []
+    wanted = status_of(expected) or expected.strip().lower()
+    if status_of(field.first_value) == wanted:
+        return []
+    return [RULE.at(compose.path, field.line, field.column,
+                    f"header Status says {field.first_value!r} (line {field.line}), but {source} "
+                    f"lists this compose as {expected!r}", hint="make them agree")]
+
+
+@lru_cache(maxsize=8)
+def _statuses(root: Path, source: str) -> dict[str, str]:
+    """The statuses file, read once per run."""
+    from .. import yamlsrc
+    path = root / source
+    text = yamlsrc.read_text(path, source)
+    if source.endswith(".toml"):
+        import tomllib
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise GuardsError(f"invalid TOML: {exc}", source) from None
+    else:
+        node = yamlsrc.compose(text, source)
+        data = yamlsrc.construct(node, source) if node is not None else {}
+    if not isinstance(data, dict):
+        raise GuardsError("statuses file must map compose paths to a status", source, 1)
+    return {str(k): str(v) for k, v in data.items()}
+
+
+RULE = Rule("D001", "header-drift", "drift", ("compose",), Severity.ERROR,
+            "Profile fields (Max ctx, KV, Topology, Status) match what the body sets.", check,
+            __doc__)

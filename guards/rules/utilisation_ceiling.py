@@ -1,0 +1,84 @@
+"""K001 utilisation-ceiling: ``--gpu-memory-utilization`` stays at or under its ceiling.
+
+Why: the knob is a ceiling on what vLLM claims, not a target. Higher means a bigger KV pool and
+less slack for transient prefill peaks: on qwen3.8-27b 0.95 OOMed at 16K prompts where the
+shipped 0.90 did not. The ceiling comes from an active registry claim that applies to the
+compose (``facts.gpu_memory_utilization_max``, quoted with its reason); without one, values
+above ``default-ceiling`` fail (option, default 0.94: 0.95 and up is an error out of the box).
+Checked on the effective value, so ``--env-file`` shows what an operator's overlay does.
+
+Bad:
+    --- claims.yaml
+    claims:
+      - id: qwen38-27b-util-ceiling
+        title: 0.90 is the utilisation ceiling for qwen3.8-27b
+        status: active
+        reason: The knob is a ceiling on what vLLM claims; higher leaves less slack for prefill.
+        applies_to: {model: qwen3.8-27b}
+        facts: {gpu_memory_utilization_max: 0.90}
+    --- composes/dual.yml
+    services:
+      vllm:
+        image: vllm/vllm-openai:v0.27.1
+        command: [--served-model-name, qwen3.8-27b, --gpu-memory-utilization, "0.95"]
+
+Good:
+    --- claims.yaml
+    claims:
+      - id: qwen38-27b-util-ceiling
+        title: 0.90 is the utilisation ceiling for qwen3.8-27b
+        status: active
+        reason: The knob is a ceiling on what vLLM claims; higher leaves less slack for prefill.
+        applies_to: {model: qwen3.8-27b}
+        facts: {gpu_memory_utilization_max: 0.90}
+    --- composes/dual.yml
+    services:
+      vllm:
+        image: vllm/vllm-openai:v0.27.1
+        command: [--served-model-name, qwen3.8-27b, --gpu-memory-utilization, "0.90"]
+"""
+
+from __future__ import annotations
+
+from ..compose import Compose
+from ..engines import VLLM
+from ..findings import Finding, Severity
+from ..scope import fact
+from . import Context, Rule, number_option, provenance, summary
+
+DEFAULT_CEILING = 0.94
+
+
+def check(compose: Compose, context: Context) -> list[Finding] | None:
+    services = [s for s in compose.services
+                if s.engine == VLLM and s.knob("gpu_memory_utilization")]
+    if not services:
+        return None
+    default = number_option(context, RULE, "default-ceiling", DEFAULT_CEILING)
+    findings = []
+    for service in services:
+        knob = service.knob("gpu_memory_utilization")
+        value = knob.number
+        if value is None:
+            continue
+        ceiling = fact(context.estate.registry, compose, service, "gpu_memory_utilization_max")
+        limit = ceiling.value if ceiling else default
+        if value <= limit + 1e-9:
+            continue
+        if ceiling:
+            claim = ceiling.claim
+            why = f": {summary(claim.reason)}" if claim.reason else ""
+            source = f"claim {claim.id}, {context.estate.registry.path}:{claim.line}{why}"
+        else:
+            source = f"the default ceiling {default:g}; no registry claim sets one for this model"
+        findings.append(RULE.at(
+            compose.path, knob.line, knob.column,
+            f"gpu-memory-utilization {knob.value}{provenance(knob)} is above the ceiling "
+            f"{limit:.2f} ({source})", knob="gpu_memory_utilization",
+            claim=ceiling.claim.id if ceiling else None,
+            hint=f"ship {limit:.2f} or lower; a bigger KV pool is not worth prefill OOMs"))
+    return findings
+
+
+RULE = Rule("K001", "utilisation-ceiling", "knobs", ("compose",), Severity.ERROR,
+            "--gpu-memory-utilization stays at or under the registry's ceiling.", check, __doc__)

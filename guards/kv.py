@@ -67,7 +67,7 @@ def measured_pool(lines: list[tuple[int, str]], max_model_len: int | None) -> Po
                             " ".join(match.group(0).split()))
     match = CONCURRENCY.search(text)
     if match and max_model_len:
-        tokens = int(float(match.group("x")) * max_model_len)
+        tokens = round(float(match.group("x")) * max_model_len)
         return Pool(tokens, "measured", _line_at(starts, match.start()), match.group(0))
     return None
 

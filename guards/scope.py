@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .engines import LLAMACPP
+from .engines import LLAMACPP, VLLM
 
 if TYPE_CHECKING:
     from .compose import Compose, Service
@@ -42,10 +42,9 @@ def topology(compose: "Compose", service: "Service") -> str | None:
 
 
 def _gpu_count(service: "Service") -> int | None:
-    for name in ("tensor_parallel_size",):
-        value = service.value(name)
-        if value and value.isdigit():
-            return int(value)
+    if service.engine == VLLM:
+        value = service.value("tensor_parallel_size") or "1"  # vLLM runs TP=1 by default
+        return int(value) if value.isdigit() else None
     split = service.value("tensor_split")
     if split:
         return len([part for part in re.split(r"[,/]", split) if part.strip()])

@@ -127,9 +127,10 @@ def _validated(compose: Compose, service: Service, context: Context) -> list[Fin
     limit, claim = found
     if depth.number <= limit:
         return []
+    where = topology(compose, service)
     return [RULE.at(compose.path, depth.line, depth.column,
                     f"drafter depth {depth.value}{provenance(depth)} exceeds the deepest "
-                    f"validated {method} depth on {topology(compose, service)}, n={limit} "
+                    f"validated {method} depth{' on ' + where if where else ''}, n={limit} "
                     f"(claim {claim.id}, {context.estate.registry.path}:{claim.line}); the "
                     "spec-decode tax grows with depth", knob="drafter_depth", claim=claim.id,
                     hint=f"ship n={limit} or less, or validate the deeper width and record it "

@@ -71,8 +71,8 @@ def _vllm(compose: Compose, service: Service, context: Context, seqs: int,
     pool = measured_pool(header, shipped_length) or measured_pool(body, shipped_length) \
         or _computed(compose, service, context)
     if pool is None:
-        context.remark(RULE, compose.path, f"service {service.name}: no measured KV pool in the "
-                       "header and no registry facts to compute one; max-num-seqs not checked")
+        context.remark(RULE, compose.path, f"service {service.name}: no measured KV pool in its "
+                       "comments and no registry facts to compute one; max-num-seqs not checked")
         return None
     holds = pool.tokens // length
     if seqs <= holds:

@@ -81,7 +81,8 @@ def test_unclosed_generated_region_is_an_input_error():
 
 
 def test_header_citing_a_withdrawn_claim_as_current():
-    header = "# Profile (at-a-glance):\n#   Model:  x\n# Decode cliff: see claim:decode-cliff-1096\n"
+    header = ("# Profile (at-a-glance):\n#   Model:  x\n"
+              "# Decode cliff: see claim:decode-cliff-1096\n")
     assert check(compose(header), rules="C002") == [
         ("C002", "composes/c.yml", 3, "cites claim decode-cliff-1096 as current, but "
          "claims.yaml:2 lists it as retracted on 2026-09-08")]

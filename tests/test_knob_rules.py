@@ -145,8 +145,9 @@ def test_unknown_pool_is_a_remark_not_a_guess(tmp_path):
                                              "--max-num-seqs", "8"])})
     remarks = []
     assert findings(tmp_path, "K002", remarks=remarks) == []
-    assert [r for r in remarks if r.startswith("K002")] == ["K002 composes/c.yml: service vllm: no measured KV pool in its comments "
-                       "and no registry facts to compute one; max-num-seqs not checked"]
+    assert [r for r in remarks if r.startswith("K002")] == [
+        "K002 composes/c.yml: service vllm: no measured KV pool in its comments and no registry "
+        "facts to compute one; max-num-seqs not checked"]
 
 
 LLAMA = """\

@@ -81,13 +81,22 @@ def _vllm(compose: Compose, service: Service, context: Context, seqs: int,
     assert knob is not None
     per_sequence = _per_sequence(compose, service, context, length)
     where = f"line {pool.line}" if pool.line else "computed"
-    message = (f"max-num-seqs {seqs}{provenance(knob)} > {holds}: {per_sequence}the KV pool "
-               f"of {pool.tokens:,} tokens ({pool.text}, {where}) holds {holds} full-length "
-               f"sequence{'s' if holds != 1 else ''} of {length:,}; max-num-seqs {seqs} invites "
-               "preemption and recompute — watch vllm:num_preemptions")
+    pool_text = f"the KV pool of {pool.tokens:,} tokens ({pool.text}, {where})"
+    if holds == 0:
+        length_knob = service.knob("max_model_len")
+        assert length_knob is not None
+        return [RULE.at(compose.path, length_knob.line, length_knob.column,
+                        f"max-model-len {length:,}{provenance(length_knob)} does not fit: "
+                        f"{per_sequence}{pool_text} is smaller than one full-length sequence; "
+                        "vLLM refuses to start", knob="max_model_len",
+                        hint=f"lower max-model-len to {pool.tokens:,} or less, or free memory")]
+    plural = "s" if holds != 1 else ""
+    message = (f"max-num-seqs {seqs}{provenance(knob)} > {holds}: {per_sequence}{pool_text} "
+               f"holds {holds} full-length sequence{plural} of {length:,}; max-num-seqs {seqs} "
+               "invites preemption and recompute — watch vllm:num_preemptions")
     return [RULE.at(compose.path, knob.line, knob.column, message, knob="max_num_seqs",
-                    hint=f"ship max-num-seqs {max(holds, 1)}, or lower max-model-len to "
-                         f"{pool.tokens // seqs:,} for {seqs} full-length sequences")]
+                    hint=f"ship max-num-seqs {holds}, or lower max-model-len to "
+                         f"{pool.tokens // seqs:,} so {seqs} full-length sequences fit")]
 
 
 def _shipped_length(compose: Compose) -> int | None:

@@ -334,6 +334,6 @@ def test_context_larger_than_the_pool_cannot_start(tmp_path):
     build(tmp_path, {"composes/c.yml": vllm(["--max-model-len", "65536", "--max-num-seqs", "1"],
                                             header="# (KV pool 13,107 tok at 0.85)\n")})
     assert findings(tmp_path, "K002") == [
-        ("K002", 4, "max-model-len 65,536 does not fit: the KV pool of 13,107 tokens (KV pool "
+        ("K002", 7, "max-model-len 65,536 does not fit: the KV pool of 13,107 tokens (KV pool "
                     "13,107 tok, line 1) is smaller than one full-length sequence; vLLM refuses "
                     "to start")]

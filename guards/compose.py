@@ -83,10 +83,6 @@ class Compose:
         if not self.shipped:
             self.shipped = self.services
 
-    @property
-    def engines(self) -> set[str]:
-        return {s.engine for s in self.services}
-
     def is_correction(self, line: int) -> bool:
         """A retraction callout or a generated region covers ``line``."""
         return line in self.retraction_lines or any(line in r for r in self.regions)

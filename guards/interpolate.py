@@ -78,15 +78,6 @@ def interpolate(template: str, env: Mapping[str, str] | None = None, *,
     return Value(text, tuple(state.variables), tuple(state.from_env), tuple(state.unresolved))
 
 
-def references(template: str) -> list[str]:
-    """Names a template can consult on any branch (defaults included), in order."""
-    names: list[str] = []
-    for match in re.finditer(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)", template.replace("$$", "")):
-        if match.group(1) not in names:
-            names.append(match.group(1))
-    return names
-
-
 def _expand(template: str, base: int, state: _State) -> str:
     out: list[str] = []
     i = 0

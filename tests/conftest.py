@@ -1,3 +1,4 @@
+import shutil
 from pathlib import Path
 
 import pytest
@@ -11,3 +12,20 @@ def fixture_text():
     def read(relative: str) -> str:
         return (FIXTURES / relative).read_text(encoding="utf-8")
     return read
+
+
+def writable_copy(tmp_path: Path, name: str) -> Path:
+    """A copy of ``fixtures/estates/<name>`` that a test may change."""
+    target = tmp_path / name
+    shutil.copytree(FIXTURES / "estates" / name, target)
+    return target
+
+
+@pytest.fixture
+def estate(tmp_path):
+    return writable_copy(tmp_path, "clean")
+
+
+@pytest.fixture
+def incident(tmp_path):
+    return writable_copy(tmp_path, "incident")

@@ -1,6 +1,5 @@
 """``guards claims list | show | retract``."""
 
-import shutil
 
 import pytest
 
@@ -11,12 +10,6 @@ from .conftest import FIXTURES
 
 INCIDENT = FIXTURES / "estates" / "incident"
 
-
-@pytest.fixture
-def incident(tmp_path):
-    target = tmp_path / "incident"
-    shutil.copytree(INCIDENT, target)
-    return target
 
 
 def test_list_counts_citations_and_stale_copies(capsys):

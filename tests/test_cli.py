@@ -1,6 +1,5 @@
 import json
 import os
-import shutil
 
 import pytest
 
@@ -24,13 +23,6 @@ status emoji
 guard suite: 10 pass / 7 fail
 """
 
-
-@pytest.fixture
-def estate(tmp_path):
-    """A writable copy of the clean estate."""
-    target = tmp_path / "estate"
-    shutil.copytree(CLEAN, target)
-    return target
 
 
 def test_clean_estate_passes(capsys):

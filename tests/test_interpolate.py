@@ -1,7 +1,7 @@
 import pytest
 from hypothesis import given, strategies as st
 
-from guards.interpolate import TemplateError, interpolate, references
+from guards.interpolate import TemplateError, interpolate
 
 
 @pytest.mark.parametrize("template, env, expected", [
@@ -81,10 +81,6 @@ def test_invalid_templates_raise_with_offset(template, offset):
 
 def test_unescape_off_keeps_double_dollar_for_already_unescaped_text():
     assert interpolate("$$ ${A:-x}", {}, unescape=False).text == "$$ x"
-
-
-def test_references_lists_every_branch():
-    assert references("${A:-${B:-x}} $$C ${D:+y}") == ["A", "B", "D"]
 
 
 @given(st.text(alphabet="${}:-+?AB_x01 \"'", max_size=40),

@@ -4,7 +4,6 @@ import shutil
 import textwrap
 from pathlib import Path
 
-import pytest
 import yaml
 
 from guards.compose import parse_compose
@@ -107,12 +106,6 @@ def test_incident_message_carries_date_reason_and_replacement(capsys):
     assert first["hint"].startswith("say instead: There is no context-triggered cliff.")
     assert first["claim"] == "decode-cliff-1096"
 
-
-@pytest.fixture
-def incident(tmp_path):
-    target = tmp_path / "incident"
-    shutil.copytree(INCIDENT, target)
-    return target
 
 
 def test_registry_still_active_while_the_note_retracts_it(incident):

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Mapping
 
-from .interpolate import Value, interpolate
+from .interpolate import TemplateError, Value, interpolate
 
 ASSIGNMENT = r"^\s*(?:export\s+|local\s+|readonly\s+)?{name}=(.*?)\s*(?:#.*)?$"
 CASE_ALIAS = re.compile(r'case\s+"?\$\{?(\w+)[^"\s]*"?\s+in\s+([^)]+)\)\s*(\w+)=(\S+?)\s*;;')
@@ -74,7 +74,11 @@ class Script:
             return Evaluated(name, None, None, "", note=f"${name} is never assigned in the "
                              "entrypoint script")
         line, rhs = found
-        value = interpolate(rhs, self.container_env(), unescape=False)
+        try:
+            value = interpolate(rhs, self.container_env(), unescape=False)
+        except TemplateError as exc:  # bash has expansions compose does not (${#x}, ${x/a/b})
+            return Evaluated(name, None, line, _raw_rhs(line.raw, name),
+                             note=f"cannot evaluate `{rhs}`: {exc}")
         result = value.text if value.resolved else None
         from_env = _host_sources(value, self.env)
         alias = self._alias(name)

@@ -1,7 +1,11 @@
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from guards.compose import parse_compose
 from guards.errors import GuardsError
+
+from .conftest import FIXTURES
 
 
 def knobs(text, env=None, path="c.yml"):
@@ -215,3 +219,19 @@ def test_yaml_error_names_its_own_line_and_column():
     with pytest.raises(GuardsError) as caught:
         parse_compose("services:\n  s:\n    image: [a\n  t: b\n", "bad.yml")
     assert str(caught.value).startswith("bad.yml:4:")
+
+
+FUZZ_BASE = (FIXTURES / "composes" / "vllm-dflash.yml").read_text(encoding="utf-8")
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, len(FUZZ_BASE) - 1), st.integers(0, 40),
+       st.text(alphabet="${}:-#'\"\n |>[]&*!%@`\\", max_size=6))
+def test_any_edit_parses_or_raises_a_located_error(at, cut, insert):
+    text = FUZZ_BASE[:at] + insert + FUZZ_BASE[at + cut:]
+    try:
+        compose = parse_compose(text, "fuzz.yml")
+    except GuardsError as error:
+        assert error.path == "fuzz.yml" and error.line is not None and "\n" not in str(error)
+    else:
+        assert all(isinstance(s.knobs, dict) for s in compose.services)

@@ -70,12 +70,14 @@ def matcher(text: str | None, phrases: tuple[str, ...]) -> ClaimMatcher:
     return ClaimMatcher(text, list(phrases))
 
 
-def stale_copies(claim: "Claim", target: "Compose | Note") -> list[Copy]:
-    """Copies of a withdrawn claim's wording outside every retraction context."""
+def stale_copies(claim: "Claim", target: "Compose | Note",
+                 texts: list[Passage] | None = None) -> list[Copy]:
+    """Copies of a withdrawn claim's wording outside every retraction context (``texts``:
+    the target's passages, when the caller already has them)."""
     if not claim.is_withdrawn or not (claim.text or claim.match):
         return []
     find = matcher(claim.text, tuple(claim.match)).find
-    return [copy for passage in passages(target) for copy in find(passage)]
+    return [copy for passage in (texts or passages(target)) for copy in find(passage)]
 
 
 def targets(estate: "Estate") -> Iterator["Compose | Note"]:
@@ -83,16 +85,17 @@ def targets(estate: "Estate") -> Iterator["Compose | Note"]:
     yield from estate.notes
 
 
-def places(estate: "Estate", claim: "Claim") -> list[Place]:
-    """Every place that cites, retracts or still asserts ``claim``, in path and line order."""
+def places(estate: "Estate", claim: "Claim", stale: bool = True) -> list[Place]:
+    """Every place that cites, retracts or (with ``stale``) still asserts ``claim``."""
     found: list[Place] = []
     for target in targets(estate):
         for citation in target.citations:
             if citation.claim_id == claim.id:
                 found.append(Place(target.path, citation.line, citation.column,
                                    _how(target, citation)))
-        found += [Place(target.path, copy.line, 1, "stale copy")
-                  for copy in stale_copies(claim, target)]
+        if stale:
+            found += [Place(target.path, copy.line, 1, "stale copy")
+                      for copy in stale_copies(claim, target)]
     return sorted(found, key=lambda p: (p.path, p.line, p.column))
 
 

@@ -48,7 +48,7 @@ def check(claim: Claim, context: Context) -> list[Finding] | None:
         missing.append("its wording (`text` or `match`), so stale copies cannot be found")
     if not missing:
         return []
-    cited = [p for p in places(context.estate, claim) if p.how != "stale copy"]
+    cited = places(context.estate, claim, stale=False)
     where = f"; cited at {cited[0].path}:{cited[0].line}" if cited else ""
     return [RULE.at(context.estate.registry.path, claim.line, 1,
                     f"claim {claim.id} is {claim.status} but lacks {', '.join(missing)}{where}",

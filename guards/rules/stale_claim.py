@@ -51,7 +51,7 @@ Good:
 
 from __future__ import annotations
 
-from ..claimscan import stale_copies
+from ..claimscan import passages, stale_copies
 from ..findings import Finding, Severity
 from . import Context, Rule, summary
 
@@ -62,13 +62,14 @@ def check(target, context: Context) -> list[Finding] | None:
     if not withdrawn:
         return None
     findings = []
+    texts = passages(target)
     for claim in withdrawn:
         when = f"{claim.status} {claim.retracted}" if claim.retracted else claim.status
         why = f": {summary(claim.reason, 80)}" if claim.reason else ""
         hint = f"say instead: {' '.join(claim.replacement.split())}" if claim.replacement \
             else f"remove it, or quote it inside a `Retracted {claim.retracted or 'YYYY-MM-DD'} " \
                  f"(claim:{claim.id})` callout"
-        for copy in stale_copies(claim, target):
+        for copy in stale_copies(claim, target, texts):
             lines = f"lines {copy.line}-{copy.end_line}" if copy.end_line > copy.line \
                 else f"line {copy.line}"
             findings.append(RULE.at(target.path, copy.line, 1,

@@ -50,8 +50,10 @@ def main() -> None:
     full = median_ms_per_file(lambda t: parse_compose(t, "x"), inputs, args.repeat)
     print(f"{len(inputs)} composes, median of {args.repeat} runs, ms per file")
     print(f"  ruamel round-trip load (baseline)   {ruamel:7.3f}")
-    print(f"  libyaml compose (guards' reader)     {compose_only:7.3f}  "
-          f"{ruamel / compose_only:5.1f}x faster")
+    print(
+        f"  libyaml compose (guards' reader)     {compose_only:7.3f}  "
+        f"{ruamel / compose_only:5.1f}x faster"
+    )
     print(f"  full parse_compose (header+knobs)    {full:7.3f}  {ruamel / full:5.1f}x faster")
 
 

@@ -8,9 +8,10 @@ is a correct mention.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 from .textmatch import ClaimMatcher, Copy
 
@@ -29,16 +30,16 @@ class Place:
     path: str
     line: int
     column: int
-    how: str          # "stale copy" | "cites" | "cites in a retraction" | "retracts"
+    how: str  # "stale copy" | "cites" | "cites in a retraction" | "retracts"
 
 
-def passages(target: "Compose | Note") -> list[Passage]:
+def passages(target: Compose | Note) -> list[Passage]:
     if hasattr(target, "blocks"):
         return _note_passages(target)  # type: ignore[arg-type]
     return _compose_passages(target)  # type: ignore[arg-type]
 
 
-def _compose_passages(compose: "Compose") -> list[Passage]:
+def _compose_passages(compose: Compose) -> list[Passage]:
     found: list[Passage] = []
     for comment in compose.comments:
         if compose.is_correction(comment.line):
@@ -50,7 +51,7 @@ def _compose_passages(compose: "Compose") -> list[Passage]:
     return found
 
 
-def _note_passages(note: "Note") -> list[Passage]:
+def _note_passages(note: Note) -> list[Passage]:
     found: list[Passage] = []
     previous = None
     for block in note.blocks:
@@ -70,8 +71,9 @@ def matcher(text: str | None, phrases: tuple[str, ...]) -> ClaimMatcher:
     return ClaimMatcher(text, list(phrases))
 
 
-def stale_copies(claim: "Claim", target: "Compose | Note",
-                 texts: list[Passage] | None = None) -> list[Copy]:
+def stale_copies(
+    claim: Claim, target: Compose | Note, texts: list[Passage] | None = None
+) -> list[Copy]:
     """Copies of a withdrawn claim's wording outside every retraction context (``texts``:
     the target's passages, when the caller already has them)."""
     if not claim.is_withdrawn or not (claim.text or claim.match):
@@ -80,26 +82,29 @@ def stale_copies(claim: "Claim", target: "Compose | Note",
     return [copy for passage in (texts or passages(target)) for copy in find(passage)]
 
 
-def targets(estate: "Estate") -> Iterator["Compose | Note"]:
+def targets(estate: Estate) -> Iterator[Compose | Note]:
     yield from estate.composes
     yield from estate.notes
 
 
-def places(estate: "Estate", claim: "Claim", stale: bool = True) -> list[Place]:
+def places(estate: Estate, claim: Claim, stale: bool = True) -> list[Place]:
     """Every place that cites, retracts or (with ``stale``) still asserts ``claim``."""
     found: list[Place] = []
     for target in targets(estate):
         for citation in target.citations:
             if citation.claim_id == claim.id:
-                found.append(Place(target.path, citation.line, citation.column,
-                                   _how(target, citation)))
+                found.append(
+                    Place(target.path, citation.line, citation.column, _how(target, citation))
+                )
         if stale:
-            found += [Place(target.path, copy.line, 1, "stale copy")
-                      for copy in stale_copies(claim, target)]
+            found += [
+                Place(target.path, copy.line, 1, "stale copy")
+                for copy in stale_copies(claim, target)
+            ]
     return sorted(found, key=lambda p: (p.path, p.line, p.column))
 
 
-def _how(target: "Compose | Note", citation: "Citation") -> str:
+def _how(target: Compose | Note, citation: Citation) -> str:
     if citation.in_retraction and citation.claim_id in target.retracts():
         return "retracts"
     return "cites in a retraction" if citation.in_retraction else "cites"

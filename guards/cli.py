@@ -9,42 +9,50 @@ from __future__ import annotations
 import sys
 import tempfile
 import traceback
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
-from typing import Optional
 
 import typer
 
 from .errors import GuardsError
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
-                  help="Lint compose estates and the claims their headers and notes make.")
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="Lint compose estates and the claims their headers and notes make.",
+)
 
 
-class Format(str, Enum):
+class Format(StrEnum):
     text = "text"
     json = "json"
 
 
-def _split(values: Optional[list[str]]) -> list[str]:
+def _split(values: list[str] | None) -> list[str]:
     return [part.strip() for value in values or [] for part in value.split(",") if part.strip()]
 
 
 @app.command()
 def check(
-    paths: Optional[list[Path]] = typer.Argument(None, help="Files or folders to check "
-                                                 "(default: the whole estate)."),
+    paths: list[Path] | None = typer.Argument(
+        None, help="Files or folders to check (default: the whole estate)."
+    ),
     root: Path = typer.Option(Path("."), "--root", help="The estate to check."),
-    config: Optional[Path] = typer.Option(None, "--config", help="TOML file with the keys of "
-                                          "[tool.guards]."),
-    env_file: Optional[Path] = typer.Option(None, "--env-file", help="Evaluate composes with "
-                                            "this operator .env overlay."),
+    config: Path | None = typer.Option(
+        None, "--config", help="TOML file with the keys of [tool.guards]."
+    ),
+    env_file: Path | None = typer.Option(
+        None, "--env-file", help="Evaluate composes with this operator .env overlay."
+    ),
     output: Format = typer.Option(Format.text, "--format", help="Output format."),
-    select: Optional[list[str]] = typer.Option(None, "--select", help="Rule ids, names, "
-                                               "prefixes or families to run."),
-    ignore: Optional[list[str]] = typer.Option(None, "--ignore", help="Rules to skip."),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Explain what was loaded and "
-                                 "show hints."),
+    select: list[str] | None = typer.Option(
+        None, "--select", help="Rule ids, names, prefixes or families to run."
+    ),
+    ignore: list[str] | None = typer.Option(None, "--ignore", help="Rules to skip."),
+    verbose: bool = typer.Option(
+        False, "--verbose", "-v", help="Explain what was loaded and show hints."
+    ),
 ) -> None:
     """Run the guard suite and print one line per failing check."""
     from . import rules as rule_registry
@@ -54,8 +62,11 @@ def check(
 
     settings = load_config(_root(root), config)
     env = _env(env_file)
-    chosen = rule_registry.select(rule_registry.all_rules(), _split(select) or settings.select,
-                                  _split(ignore) or settings.ignore)
+    chosen = rule_registry.select(
+        rule_registry.all_rules(),
+        _split(select) or settings.select,
+        _split(ignore) or settings.ignore,
+    )
     estate = load_estate(settings, list(paths) if paths else None, env)
     results = run(estate, chosen)
     for error in estate.errors:
@@ -64,9 +75,11 @@ def check(
         _explain_load(estate, len(chosen))
     if output is Format.json:
         from .report import json as reporter
+
         typer.echo(reporter.render(results, estate.files), nl=False)
     else:
         from .report import text
+
         typer.echo(text.render(results, estate.files, verbose), nl=False)
     raise typer.Exit(2 if estate.errors else (1 if any(not r.passed for r in results) else 0))
 
@@ -79,38 +92,60 @@ CONFIG_OPTION = typer.Option(None, "--config", help="TOML file with the keys of 
 
 
 @claims_app.command("list")
-def claims_list(root: Path = ROOT_OPTION, config: Optional[Path] = CONFIG_OPTION) -> None:
+def claims_list(root: Path = ROOT_OPTION, config: Path | None = CONFIG_OPTION) -> None:
     """Every claim: id, status, dates, places citing it and stale copies."""
     from .claimscan import places
+
     estate = _estate(root, config)
     rows = [("ID", "STATUS", "ASSERTED", "RETRACTED", "CITED", "STALE")]
     for claim in estate.registry.claims:
         found = places(estate, claim)
         stale = sum(1 for p in found if p.how == "stale copy")
-        rows.append((claim.id, claim.status, str(claim.asserted or "-"),
-                     str(claim.retracted or "-"), str(len(found) - stale), str(stale)))
+        rows.append(
+            (
+                claim.id,
+                claim.status,
+                str(claim.asserted or "-"),
+                str(claim.retracted or "-"),
+                str(len(found) - stale),
+                str(stale),
+            )
+        )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
-        typer.echo("  ".join(cell.rjust(w) if i >= 4 else cell.ljust(w)
-                             for i, (cell, w) in enumerate(zip(row, widths))).rstrip())
+        typer.echo(
+            "  ".join(
+                cell.rjust(w) if i >= 4 else cell.ljust(w)
+                for i, (cell, w) in enumerate(zip(row, widths, strict=False))
+            ).rstrip()
+        )
     _exit_for(estate)
 
 
 @claims_app.command("show")
-def claims_show(claim_id: str = typer.Argument(..., metavar="ID"), root: Path = ROOT_OPTION,
-                config: Optional[Path] = CONFIG_OPTION) -> None:
+def claims_show(
+    claim_id: str = typer.Argument(..., metavar="ID"),
+    root: Path = ROOT_OPTION,
+    config: Path | None = CONFIG_OPTION,
+) -> None:
     """One claim and every place that cites, retracts or still asserts it."""
     from .claimscan import places
+
     estate = _estate(root, config)
     claim = _claim(estate, claim_id)
     when = f" {claim.retracted}" if claim.retracted else ""
     typer.echo(f"{claim.id}: {claim.title}")
-    typer.echo(f"  status       {claim.status}{when}"
-               + (f" (asserted {claim.asserted})" if claim.asserted else ""))
+    typer.echo(
+        f"  status       {claim.status}{when}"
+        + (f" (asserted {claim.asserted})" if claim.asserted else "")
+    )
     typer.echo(f"  defined at   {estate.registry.path}:{claim.line}")
-    for label, value in (("reason", claim.reason), ("replacement", claim.replacement),
-                         ("superseded by", claim.superseded_by),
-                         ("refs", " ".join(claim.refs) or None)):
+    for label, value in (
+        ("reason", claim.reason),
+        ("replacement", claim.replacement),
+        ("superseded by", claim.superseded_by),
+        ("refs", " ".join(claim.refs) or None),
+    ):
         if value:
             typer.echo(f"  {label:<12} {' '.join(value.split())}")
     found = places(estate, claim)
@@ -125,9 +160,13 @@ def claims_retract(
     claim_id: str = typer.Argument(..., metavar="ID"),
     date: str = typer.Option(..., "--date", help="Retraction date, YYYY-MM-DD."),
     reason: str = typer.Option(..., "--reason", help="Why it was retracted."),
-    replacement_file: Path = typer.Option(..., "--replacement-file", help="File holding what "
-                                          "to say instead ('-' reads standard input)."),
-    root: Path = ROOT_OPTION, config: Optional[Path] = CONFIG_OPTION,
+    replacement_file: Path = typer.Option(
+        ...,
+        "--replacement-file",
+        help="File holding what to say instead ('-' reads standard input).",
+    ),
+    root: Path = ROOT_OPTION,
+    config: Path | None = CONFIG_OPTION,
 ) -> None:
     """Retract a claim in claims.yaml in place, then list what still cites or asserts it."""
     from .claimscan import places
@@ -150,8 +189,9 @@ def claims_retract(
     estate = load_estate(settings)
     claim = load(path, shown).get(claim_id)
     assert claim is not None
-    remaining = [p for p in places(estate, claim)
-                 if p.how not in ("retracts", "cites in a retraction")]
+    remaining = [
+        p for p in places(estate, claim) if p.how not in ("retracts", "cites in a retraction")
+    ]
     typer.echo(f"still citing or asserting it: {len(remaining)}")
     for place in remaining:
         typer.echo(f"  {place.path}:{place.line}:{place.column}  {place.how}")
@@ -159,13 +199,15 @@ def claims_retract(
         typer.echo(f"guards: error: {error}", err=True)
 
 
-def _settings(root: Path, config: Optional[Path]):
+def _settings(root: Path, config: Path | None):
     from .config import load_config
+
     return load_config(_root(root), config)
 
 
-def _estate(root: Path, config: Optional[Path]):
+def _estate(root: Path, config: Path | None):
     from .estate import load_estate
+
     estate = load_estate(_settings(root, config))
     for error in estate.errors:
         typer.echo(f"guards: error: {error}", err=True)
@@ -201,6 +243,7 @@ def _read_replacement(path: Path) -> str:
 def list_rules() -> None:
     """List every rule: id, name, family and what it checks."""
     from .rules import all_rules
+
     for rule in all_rules():
         typer.echo(f"{rule.id}  {rule.name:<18} {rule.family:<7} {rule.summary}")
 
@@ -209,6 +252,7 @@ def list_rules() -> None:
 def explain(rule: str = typer.Argument(..., help="Rule id or name.")) -> None:
     """Print a rule's documentation: why it exists, a bad and a good example."""
     from .rules import all_rules, find
+
     found = find(all_rules(), rule) or find(all_rules(), rule.upper())
     if found is None:
         raise GuardsError(f"unknown rule `{rule}` (see `guards rules`)")
@@ -221,19 +265,22 @@ def _root(root: Path) -> Path:
     return root
 
 
-def _env(env_file: Optional[Path]) -> dict[str, str]:
+def _env(env_file: Path | None) -> dict[str, str]:
     if env_file is None:
         return {}
     from .envfile import load_env_file
+
     return load_env_file(env_file, str(env_file))
 
 
 def _explain_load(estate, rule_count: int) -> None:
     for remark in estate.remarks:
         typer.echo(f"guards: {remark}", err=True)
-    typer.echo(f"guards: {len(estate.composes)} composes, {len(estate.notes)} notes, "
-               f"{rule_count} rules (config: {estate.config.source or 'none, discovery'})",
-               err=True)
+    typer.echo(
+        f"guards: {len(estate.composes)} composes, {len(estate.notes)} notes, "
+        f"{rule_count} rules (config: {estate.config.source or 'none, discovery'})",
+        err=True,
+    )
 
 
 def main() -> None:
@@ -244,12 +291,15 @@ def main() -> None:
         sys.exit(2)
     except KeyboardInterrupt:
         sys.exit(130)
-    except Exception:  # noqa: BLE001 - the one place unexpected errors are turned into exit 3
-        with tempfile.NamedTemporaryFile("w", prefix="guards-crash-", suffix=".log",
-                                         delete=False) as log:
+    except Exception:
+        with tempfile.NamedTemporaryFile(
+            "w", prefix="guards-crash-", suffix=".log", delete=False
+        ) as log:
             traceback.print_exc(file=log)
-        print(f"guards: internal error: {sys.exc_info()[1]!r} (details in {log.name})",
-              file=sys.stderr)
+        print(
+            f"guards: internal error: {sys.exc_info()[1]!r} (details in {log.name})",
+            file=sys.stderr,
+        )
         sys.exit(3)
 
 

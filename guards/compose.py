@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from . import yamlsrc
 from .engines import LLAMACPP, UNKNOWN, VLLM, Knob, Token
@@ -29,8 +30,8 @@ REGION_CLOSE = re.compile(r"^\s*<<<\s*guards:([\w.-]+)\s*$")
 class Comment:
     line: int
     column: int
-    text: str        # after the ``#``
-    where: str       # "header" | "yaml" | "script"
+    text: str  # after the ``#``
+    where: str  # "header" | "yaml" | "script"
 
 
 @dataclass(frozen=True)
@@ -38,8 +39,8 @@ class Region:
     """A generated region: the lines between ``# >>> guards:NAME`` and ``# <<< guards:NAME``."""
 
     name: str
-    line: int        # the opening marker
-    end_line: int    # the closing marker
+    line: int  # the opening marker
+    end_line: int  # the closing marker
 
     def __contains__(self, line: int) -> bool:
         return self.line <= line <= self.end_line
@@ -74,10 +75,10 @@ class Compose:
     extensions: dict[str, Any]
     env: Mapping[str, str]
     regions: list[Region] = field(default_factory=list)
-    retraction_lines: set[int] = field(default_factory=set)   # inside a retraction callout
+    retraction_lines: set[int] = field(default_factory=set)  # inside a retraction callout
     citations: list[Citation] = field(default_factory=list)
-    retracted_ids: set[str] = field(default_factory=set)      # claims its callouts retract
-    shipped: list[Service] = field(default_factory=list)      # the services with no overlay
+    retracted_ids: set[str] = field(default_factory=set)  # claims its callouts retract
+    shipped: list[Service] = field(default_factory=list)  # the services with no overlay
 
     def __post_init__(self) -> None:
         if not self.shipped:
@@ -105,31 +106,57 @@ def parse_compose(text: str, shown: str, env: Mapping[str, str] | None = None) -
         raise GuardsError("no top-level `services:` mapping", shown, yamlsrc.line_of(root))
     if not isinstance(services_node, MappingNode):
         raise GuardsError("`services:` is not a mapping", shown, yamlsrc.line_of(services_node))
-    services = [_service(name, key, node, lines, env, shown)
-                for name, key, node in yamlsrc.items(services_node)]
+    services = [
+        _service(name, key, node, lines, env, shown)
+        for name, key, node in yamlsrc.items(services_node)
+    ]
     # Header and comments describe the compose as shipped; with an operator overlay the same
     # node tree is evaluated a second time, without it, for the drift guards.
-    shipped = [_service(name, key, node, lines, {}, shown)
-               for name, key, node in yamlsrc.items(services_node)] if env else services
-    extensions = {name: yamlsrc.construct(node, shown) for name, _, node in yamlsrc.items(root)
-                  if name.startswith("x-")}
+    shipped = (
+        [
+            _service(name, key, node, lines, {}, shown)
+            for name, key, node in yamlsrc.items(services_node)
+        ]
+        if env
+        else services
+    )
+    extensions = {
+        name: yamlsrc.construct(node, shown)
+        for name, _, node in yamlsrc.items(root)
+        if name.startswith("x-")
+    }
     header = parse_header(lines)
     comments = _comments(lines, root, header)
     retraction_lines, retracted_ids = _retractions(comments)
-    compose = Compose(shown, text, lines, header, comments, services, extensions, env,
-                      _regions(comments, shown), retraction_lines, retracted_ids=retracted_ids,
-                      shipped=shipped)
-    compose.citations = [Citation(claim_id, c.line, c.column + 1 + offset,
-                                  compose.is_correction(c.line))
-                         for c in comments if "claim:" in c.text
-                         for claim_id, offset in find_claim_refs(c.text)]
+    compose = Compose(
+        shown,
+        text,
+        lines,
+        header,
+        comments,
+        services,
+        extensions,
+        env,
+        _regions(comments, shown),
+        retraction_lines,
+        retracted_ids=retracted_ids,
+        shipped=shipped,
+    )
+    compose.citations = [
+        Citation(claim_id, c.line, c.column + 1 + offset, compose.is_correction(c.line))
+        for c in comments
+        if "claim:" in c.text
+        for claim_id, offset in find_claim_refs(c.text)
+    ]
     return compose
 
 
 # -- services ---------------------------------------------------------------------------------
 
-def _service(name: str, key: Node, node: Node, lines: list[str], env: Mapping[str, str],
-             shown: str) -> Service:
+
+def _service(
+    name: str, key: Node, node: Node, lines: list[str], env: Mapping[str, str], shown: str
+) -> Service:
     if not isinstance(node, MappingNode):
         raise GuardsError(f"service `{name}` is not a mapping", shown, yamlsrc.line_of(node))
     line = yamlsrc.line_of(key)
@@ -140,9 +167,11 @@ def _service(name: str, key: Node, node: Node, lines: list[str], env: Mapping[st
     engine = _engine(image, script, tokens)
     if engine == LLAMACPP:
         from .engines import llamacpp
+
         knobs = llamacpp.knobs(tokens, script, line)
     else:
         from .engines import vllm
+
         knobs = vllm.knobs(tokens, script, environment) if engine == VLLM else {}
     if image is not None:
         knobs["image"] = image
@@ -161,18 +190,27 @@ def _interpolate(text: str, env: Mapping[str, str], shown: str, line: int, colum
 
 def _scalar_value(node: ScalarNode, env: Mapping[str, str], shown: str) -> Value:
     quote = 1 if node.style in ("'", '"') else 0  # offsets count from inside the quotes
-    return _interpolate(node.value, env, shown, yamlsrc.line_of(node),
-                        yamlsrc.column_of(node) + quote)
+    return _interpolate(
+        node.value, env, shown, yamlsrc.line_of(node), yamlsrc.column_of(node) + quote
+    )
 
 
 def _image(node: Node | None, env: Mapping[str, str], shown: str) -> Knob | None:
     if not isinstance(node, ScalarNode):
         return None
     value = _scalar_value(node, env, shown)
-    return Knob("image", value.text if value.resolved else None, node.value,
-                yamlsrc.line_of(node), yamlsrc.column_of(node), "image", None,
-                value.variables, value.from_env,
-                "; ".join(u.reason for u in value.unresolved) or None)
+    return Knob(
+        "image",
+        value.text if value.resolved else None,
+        node.value,
+        yamlsrc.line_of(node),
+        yamlsrc.column_of(node),
+        "image",
+        None,
+        value.variables,
+        value.from_env,
+        "; ".join(u.reason for u in value.unresolved) or None,
+    )
 
 
 def _environment(node: Node | None, env: Mapping[str, str], shown: str) -> dict[str, EnvEntry]:
@@ -181,35 +219,50 @@ def _environment(node: Node | None, env: Mapping[str, str], shown: str) -> dict[
         for item in node.value:
             if isinstance(item, ScalarNode):
                 name, eq, rest = item.value.partition("=")
-                entries[name.strip()] = _env_entry(name.strip(), rest if eq else None, item,
-                                                   env, shown)
+                entries[name.strip()] = _env_entry(
+                    name.strip(), rest if eq else None, item, env, shown
+                )
     for name, _, value in yamlsrc.items(node):
-        text = value.value if isinstance(value, ScalarNode) and value.tag.endswith(
-            ("str", "int", "float", "bool")) else None
+        text = (
+            value.value
+            if isinstance(value, ScalarNode) and value.tag.endswith(("str", "int", "float", "bool"))
+            else None
+        )
         if isinstance(value, ScalarNode) and value.tag.endswith("null"):
             text = None
         entries[name] = _env_entry(name, text, value, env, shown)
     return entries
 
 
-def _env_entry(name: str, text: str | None, node: Node, env: Mapping[str, str],
-               shown: str) -> EnvEntry:
+def _env_entry(
+    name: str, text: str | None, node: Node, env: Mapping[str, str], shown: str
+) -> EnvEntry:
     line = yamlsrc.line_of(node)
     if text is None:  # a bare pass-through: present only when the operator sets it
-        return EnvEntry(name, env.get(name), line, Value(env.get(name, ""), (name,),
-                        (name,) if name in env else ()))
+        return EnvEntry(
+            name,
+            env.get(name),
+            line,
+            Value(env.get(name, ""), (name,), (name,) if name in env else ()),
+        )
     value = _interpolate(text, env, shown, line, yamlsrc.column_of(node))
     return EnvEntry(name, value.text, line, value)
 
 
-def _script(node: Node | None, lines: list[str], env: Mapping[str, str],
-            environment: dict[str, EnvEntry], shown: str) -> Script | None:
+def _script(
+    node: Node | None,
+    lines: list[str],
+    env: Mapping[str, str],
+    environment: dict[str, EnvEntry],
+    shown: str,
+) -> Script | None:
     body = _script_node(node)
     if body is None:
         return None
-    script_lines = [ScriptLine(number, raw, _interpolate(raw, env, shown, number, column).text,
-                               column)
-                    for number, raw, column in _scalar_lines(body, lines)]
+    script_lines = [
+        ScriptLine(number, raw, _interpolate(raw, env, shown, number, column).text, column)
+        for number, raw, column in _scalar_lines(body, lines)
+    ]
     return Script(script_lines, environment)
 
 
@@ -222,8 +275,11 @@ def _script_node(node: Node | None) -> ScalarNode | None:
         if isinstance(item, ScalarNode) and item.value == "-c":
             shell = values[index - 1] if index else None
             nxt = values[index + 1]
-            if isinstance(shell, ScalarNode) and shell.value in SHELLS and \
-                    isinstance(nxt, ScalarNode):
+            if (
+                isinstance(shell, ScalarNode)
+                and shell.value in SHELLS
+                and isinstance(nxt, ScalarNode)
+            ):
                 return nxt
     return None
 
@@ -235,8 +291,10 @@ def _scalar_lines(node: ScalarNode, lines: list[str]) -> list[tuple[int, str, in
         first, last = _block_span(node)
         indent = _block_indent(lines, first, last)
         return [(n, lines[n - 1][indent:], indent + 1) for n in range(first, last + 1)]
-    return [(yamlsrc.line_of(node) + i, part, yamlsrc.column_of(node) if i == 0 else 1)
-            for i, part in enumerate(node.value.split("\n"))]
+    return [
+        (yamlsrc.line_of(node) + i, part, yamlsrc.column_of(node) if i == 0 else 1)
+        for i, part in enumerate(node.value.split("\n"))
+    ]
 
 
 def _block_span(node: ScalarNode) -> tuple[int, int]:
@@ -247,17 +305,26 @@ def _block_span(node: ScalarNode) -> tuple[int, int]:
 
 
 def _block_indent(lines: list[str], first: int, last: int) -> int:
-    widths = [len(lines[n - 1]) - len(lines[n - 1].lstrip())
-              for n in range(first, last + 1) if n <= len(lines) and lines[n - 1].strip()]
+    widths = [
+        len(lines[n - 1]) - len(lines[n - 1].lstrip())
+        for n in range(first, last + 1)
+        if n <= len(lines) and lines[n - 1].strip()
+    ]
     return min(widths) if widths else 0
 
 
-def _tokens(node: Node | None, lines: list[str], env: Mapping[str, str],
-            shown: str) -> list[Token]:
+def _tokens(node: Node | None, lines: list[str], env: Mapping[str, str], shown: str) -> list[Token]:
     if isinstance(node, SequenceNode):
-        return [_token(item.value, _scalar_value(item, env, shown), yamlsrc.line_of(item),
-                       yamlsrc.column_of(item))
-                for item in node.value if isinstance(item, ScalarNode)]
+        return [
+            _token(
+                item.value,
+                _scalar_value(item, env, shown),
+                yamlsrc.line_of(item),
+                yamlsrc.column_of(item),
+            )
+            for item in node.value
+            if isinstance(item, ScalarNode)
+        ]
     if not isinstance(node, ScalarNode):
         return []
     tokens: list[Token] = []
@@ -265,14 +332,19 @@ def _tokens(node: Node | None, lines: list[str], env: Mapping[str, str],
         for offset, raw in _split_words(text):
             value = _interpolate(raw, env, shown, number, column + offset)
             for word in _shell_words(value.text, shown, number):
-                tokens.append(_token(raw, Value(word, value.variables, value.from_env,
-                                                value.unresolved), number, column + offset))
+                tokens.append(
+                    _token(
+                        raw,
+                        Value(word, value.variables, value.from_env, value.unresolved),
+                        number,
+                        column + offset,
+                    )
+                )
     return tokens
 
 
 def _token(raw: str, value: Value, line: int, column: int) -> Token:
-    return Token(value.text, raw, line, column, value.variables, value.from_env,
-                 value.unresolved)
+    return Token(value.text, raw, line, column, value.variables, value.from_env, value.unresolved)
 
 
 def _split_words(text: str) -> list[tuple[int, str]]:
@@ -336,8 +408,9 @@ def _devices(node: Node, env: Mapping[str, str], shown: str) -> list[dict[str, A
             entry["count"] = _scalar_value(count, env, shown).text
         ids = yamlsrc.get(item, "device_ids")
         if isinstance(ids, SequenceNode):
-            values = [_scalar_value(i, env, shown).text for i in ids.value
-                      if isinstance(i, ScalarNode)]
+            values = [
+                _scalar_value(i, env, shown).text for i in ids.value if isinstance(i, ScalarNode)
+            ]
             entry["device_ids"] = [d.strip() for v in values for d in v.split(",") if d.strip()]
         found.append(entry)
     return found
@@ -347,13 +420,27 @@ def _gpus(devices: list[dict[str, Any]]) -> Knob:
     first = devices[0]
     if "device_ids" in first:
         ids = first["device_ids"]
-        return Knob("gpus", str(len(ids)), ",".join(ids), first["line"], 1, "deploy",
-                    note=f"device_ids {','.join(ids)}")
-    return Knob("gpus", str(first.get("count", "all")), str(first.get("count", "all")),
-                first["line"], 1, "deploy")
+        return Knob(
+            "gpus",
+            str(len(ids)),
+            ",".join(ids),
+            first["line"],
+            1,
+            "deploy",
+            note=f"device_ids {','.join(ids)}",
+        )
+    return Knob(
+        "gpus",
+        str(first.get("count", "all")),
+        str(first.get("count", "all")),
+        first["line"],
+        1,
+        "deploy",
+    )
 
 
 # -- comments ---------------------------------------------------------------------------------
+
 
 def _comments(lines: list[str], root: Node, header: Header) -> list[Comment]:
     scripts, literals = _scalar_spans(root)
@@ -371,7 +458,7 @@ def _comments(lines: list[str], root: Node, header: Header) -> list[Comment]:
             continue
         trailing = _trailing_comment(line)
         if trailing is not None:
-            found.append(Comment(number, trailing + 1, line[trailing + 1:], "yaml"))
+            found.append(Comment(number, trailing + 1, line[trailing + 1 :], "yaml"))
     return found
 
 
@@ -404,20 +491,23 @@ def _regions(comments: list[Comment], shown: str) -> list[Region]:
     for comment in comments:
         start, end = REGION_OPEN.match(comment.text), REGION_CLOSE.match(comment.text)
         if start and opened:
-            raise GuardsError(f"generated region guards:{start.group(1)} opens inside "
-                              f"guards:{opened[0]} (opened at line {opened[1]})", shown,
-                              comment.line)
+            raise GuardsError(
+                f"generated region guards:{start.group(1)} opens inside "
+                f"guards:{opened[0]} (opened at line {opened[1]})",
+                shown,
+                comment.line,
+            )
         if start:
             opened = (start.group(1), comment.line)
         elif end and (opened is None or opened[0] != end.group(1)):
-            raise GuardsError(f"`<<< guards:{end.group(1)}` closes a region that is not open",
-                              shown, comment.line)
+            raise GuardsError(
+                f"`<<< guards:{end.group(1)}` closes a region that is not open", shown, comment.line
+            )
         elif end and opened:
             regions.append(Region(opened[0], opened[1], comment.line))
             opened = None
     if opened:
-        raise GuardsError(f"generated region guards:{opened[0]} is never closed", shown,
-                          opened[1])
+        raise GuardsError(f"generated region guards:{opened[0]} is never closed", shown, opened[1])
     return regions
 
 

@@ -16,8 +16,19 @@ from .errors import GuardsError
 
 DEFAULT_NOTES = ("learnings/**/*.md", "docs/**/*.md")
 DEFAULT_CLAIMS = "claims.yaml"
-ALWAYS_EXCLUDED = (".git", ".hg", ".svn", ".venv", "venv", ".tox", "node_modules",
-                   "__pycache__", ".pytest_cache", "build", "dist")
+ALWAYS_EXCLUDED = (
+    ".git",
+    ".hg",
+    ".svn",
+    ".venv",
+    "venv",
+    ".tox",
+    "node_modules",
+    "__pycache__",
+    ".pytest_cache",
+    "build",
+    "dist",
+)
 LIST_KEYS = ("composes", "notes", "exclude", "select", "ignore")
 KNOWN_KEYS = set(LIST_KEYS) | {"claims", "rules"}
 
@@ -25,15 +36,15 @@ KNOWN_KEYS = set(LIST_KEYS) | {"claims", "rules"}
 @dataclass(frozen=True)
 class Config:
     root: Path
-    composes: tuple[str, ...] | None = None   # None: discover YAML files with `services:`
+    composes: tuple[str, ...] | None = None  # None: discover YAML files with `services:`
     notes: tuple[str, ...] = DEFAULT_NOTES
     exclude: tuple[str, ...] = ()
     claims: str = DEFAULT_CLAIMS
-    claims_named: bool = False                # True when a config file names the registry
+    claims_named: bool = False  # True when a config file names the registry
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     rules: dict[str, dict[str, Any]] = field(default_factory=dict)
-    source: str | None = None                 # the file the settings came from
+    source: str | None = None  # the file the settings came from
     source_text: str = ""
 
     def line_of(self, key: str) -> int | None:
@@ -60,8 +71,12 @@ def load_config(root: Path, config_file: Path | None = None) -> Config:
             return _build(root, table, "pyproject.toml", _read_text(pyproject, "pyproject.toml"))
     standalone = root / "guards.toml"
     if standalone.is_file():
-        return _build(root, _read_toml(standalone, "guards.toml"), "guards.toml",
-                      _read_text(standalone, "guards.toml"))
+        return _build(
+            root,
+            _read_toml(standalone, "guards.toml"),
+            "guards.toml",
+            _read_text(standalone, "guards.toml"),
+        )
     return Config(root=root)
 
 
@@ -82,29 +97,44 @@ def _read_toml(path: Path, shown: str) -> dict[str, Any]:
         match = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
         message = re.sub(r"\s*\(at (?:line \d+, column \d+|end of document)\)", "", str(exc))
         if match:
-            raise GuardsError(f"invalid TOML: {message}", shown, int(match.group(1)),
-                              int(match.group(2))) from None
-        raise GuardsError(f"invalid TOML: {message} at the end of the file", shown,
-                          text.count("\n") + 1) from None
+            raise GuardsError(
+                f"invalid TOML: {message}", shown, int(match.group(1)), int(match.group(2))
+            ) from None
+        raise GuardsError(
+            f"invalid TOML: {message} at the end of the file", shown, text.count("\n") + 1
+        ) from None
 
 
 def _build(root: Path, table: dict[str, Any], shown: str, text: str) -> Config:
     for key in table:
         if key not in KNOWN_KEYS:
-            raise GuardsError(f"unknown setting `{key}` (known: {', '.join(sorted(KNOWN_KEYS))})",
-                              shown, _line_of(text, key))
+            raise GuardsError(
+                f"unknown setting `{key}` (known: {', '.join(sorted(KNOWN_KEYS))})",
+                shown,
+                _line_of(text, key),
+            )
     lists = {key: _string_list(table[key], key, shown, text) for key in LIST_KEYS if key in table}
     claims = table.get("claims", DEFAULT_CLAIMS)
     if not isinstance(claims, str) or not claims:
         raise GuardsError("`claims` must be a path string", shown, _line_of(text, "claims"))
     rules = table.get("rules", {})
     if not isinstance(rules, dict) or not all(isinstance(v, dict) for v in rules.values()):
-        raise GuardsError("`rules` must be a table of per-rule option tables", shown,
-                          _line_of(text, "rules"))
-    return Config(root=root, composes=lists.get("composes"),
-                  notes=lists.get("notes", DEFAULT_NOTES), exclude=lists.get("exclude", ()),
-                  claims=claims, claims_named="claims" in table, select=lists.get("select", ()),
-                  ignore=lists.get("ignore", ()), rules=rules, source=shown, source_text=text)
+        raise GuardsError(
+            "`rules` must be a table of per-rule option tables", shown, _line_of(text, "rules")
+        )
+    return Config(
+        root=root,
+        composes=lists.get("composes"),
+        notes=lists.get("notes", DEFAULT_NOTES),
+        exclude=lists.get("exclude", ()),
+        claims=claims,
+        claims_named="claims" in table,
+        select=lists.get("select", ()),
+        ignore=lists.get("ignore", ()),
+        rules=rules,
+        source=shown,
+        source_text=text,
+    )
 
 
 def _string_list(value: Any, key: str, shown: str, text: str) -> tuple[str, ...]:

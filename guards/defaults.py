@@ -10,8 +10,9 @@ sees: a name the service forwards under ``environment:`` carries the compose-lev
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator, Mapping
+from typing import TYPE_CHECKING
 
 from .interpolate import TemplateError, closing_brace, interpolate
 
@@ -23,12 +24,12 @@ OPENING = re.compile(r"(\$?)\$\{([A-Za-z_][A-Za-z0-9_]*)(:?[-?+])?")
 
 @dataclass(frozen=True)
 class Site:
-    value: str          # what the variable comes to when the operator does not set it
+    value: str  # what the variable comes to when the operator does not set it
     line: int
-    text: str           # the expression as written
+    text: str  # the expression as written
 
 
-def variable_defaults(compose: "Compose") -> dict[str, list[Site]]:
+def variable_defaults(compose: Compose) -> dict[str, list[Site]]:
     sites: dict[str, list[Site]] = {}
     script_lines: dict[int, Mapping[str, str]] = {}
     for service in compose.shipped:
@@ -43,8 +44,9 @@ def variable_defaults(compose: "Compose") -> dict[str, list[Site]]:
     return sites
 
 
-def _sites(line: str, number: int,
-           container: Mapping[str, str] | None) -> Iterator[tuple[str, Site]]:
+def _sites(
+    line: str, number: int, container: Mapping[str, str] | None
+) -> Iterator[tuple[str, Site]]:
     for match in OPENING.finditer(line):
         bash = match.group(1) == "$"
         if bash and container is None:
@@ -53,7 +55,7 @@ def _sites(line: str, number: int,
         end = closing_brace(line, start)
         if end < 0:
             continue
-        expression = line[start:end + 1]
+        expression = line[start : end + 1]
         if bash:
             expression = expression.replace("$$", "$")
         try:
@@ -61,4 +63,4 @@ def _sites(line: str, number: int,
         except TemplateError:
             continue
         if value.resolved and (match.group(3) or "").endswith("-"):
-            yield match.group(2), Site(value.text, number, line[match.start():end + 1])
+            yield match.group(2), Site(value.text, number, line[match.start() : end + 1])

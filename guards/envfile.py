@@ -33,4 +33,4 @@ def _value(text: str, shown: str, number: int) -> str:
         inner = text[1:end]
         return inner.replace("\\n", "\n").replace('\\"', '"') if quote == '"' else inner
     comment = re.search(r"\s#", text)
-    return (text[:comment.start()] if comment else text).strip()
+    return (text[: comment.start()] if comment else text).strip()

@@ -10,8 +10,13 @@ from __future__ import annotations
 class GuardsError(Exception):
     """A user-facing error: bad input, bad config, bad usage."""
 
-    def __init__(self, message: str, path: str | None = None, line: int | None = None,
-                 column: int | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        path: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.path = path

@@ -11,9 +11,10 @@ import fnmatch
 import functools
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING
 
 from . import yamlsrc
 from .compose import Compose, parse_compose
@@ -32,19 +33,20 @@ SERVICES_LINE = re.compile(r"^services\s*:", re.MULTILINE)
 class Estate:
     root: Path
     config: Config
-    registry: "Registry"
+    registry: Registry
     composes: list[Compose] = field(default_factory=list)
-    notes: list["Note"] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
     errors: list[GuardsError] = field(default_factory=list)
-    remarks: list[str] = field(default_factory=list)   # what --verbose explains
+    remarks: list[str] = field(default_factory=list)  # what --verbose explains
 
     @property
     def files(self) -> int:
         return len(self.composes) + len(self.notes)
 
 
-def load_estate(config: Config, paths: list[Path] | None = None,
-                env: Mapping[str, str] | None = None) -> Estate:
+def load_estate(
+    config: Config, paths: list[Path] | None = None, env: Mapping[str, str] | None = None
+) -> Estate:
     registry, remark = _registry(config)
     estate = Estate(config.root, config, registry, remarks=[remark] if remark else [])
     compose_files, note_files = _targets(config, paths, estate)
@@ -52,6 +54,7 @@ def load_estate(config: Config, paths: list[Path] | None = None,
         _load(estate, path, functools.partial(_add_compose, estate, env=env, certain=certain))
     if note_files:
         from .notes import parse_note
+
         for path in note_files:
             _load(estate, path, lambda text, shown: estate.notes.append(parse_note(text, shown)))
     return estate
@@ -66,21 +69,24 @@ def shown_path(config: Config, path: Path) -> str:
         return path.as_posix()
 
 
-def _registry(config: Config) -> tuple["Registry", str | None]:
+def _registry(config: Config) -> tuple[Registry, str | None]:
     path = config.root / config.claims
     shown = shown_path(config, path)
     if not path.exists():
         if config.claims_named:
             raise GuardsError(f"claims registry named by {config.source} does not exist", shown)
         from .registry import empty
+
         return empty(shown), (f"no {shown}: claim guards run against an empty registry")
     from .registry import load
+
     registry = load(path, shown)
     return registry, f"registry {shown}: {len(registry.claims)} claims"
 
 
-def _add_compose(estate: Estate, text: str, shown: str, env: Mapping[str, str] | None,
-                 certain: bool) -> None:
+def _add_compose(
+    estate: Estate, text: str, shown: str, env: Mapping[str, str] | None, certain: bool
+) -> None:
     """Parse a compose; a discovered YAML file without ``services:`` is simply not one."""
     if certain or SERVICES_LINE.search(text):
         estate.composes.append(parse_compose(text, shown, env))
@@ -96,8 +102,10 @@ def _load(estate: Estate, path: Path, parse) -> None:
 
 # -- discovery --------------------------------------------------------------------------------
 
-def _targets(config: Config, paths: list[Path] | None,
-             estate: Estate) -> tuple[list[tuple[Path, bool]], list[Path]]:
+
+def _targets(
+    config: Config, paths: list[Path] | None, estate: Estate
+) -> tuple[list[tuple[Path, bool]], list[Path]]:
     """Compose candidates (path, certainly a compose) and notes to load."""
     if not paths:
         return _discover(config, config.root, estate)
@@ -109,15 +117,15 @@ def _targets(config: Config, paths: list[Path] | None,
             composes += found[0]
             notes += found[1]
         elif not path.exists():
-            estate.errors.append(GuardsError("no such file or directory",
-                                             shown_path(config, path)))
+            estate.errors.append(GuardsError("no such file or directory", shown_path(config, path)))
         elif not _excluded(config, shown_path(config, path)):
             _sort(config, path, True, composes, notes)
     return _unique(composes), _unique(notes)
 
 
-def _discover(config: Config, top: Path,
-              estate: Estate) -> tuple[list[tuple[Path, bool]], list[Path]]:
+def _discover(
+    config: Config, top: Path, estate: Estate
+) -> tuple[list[tuple[Path, bool]], list[Path]]:
     composes: list[tuple[Path, bool]] = []
     notes: list[Path] = []
     for path in _walk(config, top, estate):
@@ -125,8 +133,9 @@ def _discover(config: Config, top: Path,
     return composes, notes
 
 
-def _sort(config: Config, path: Path, explicit: bool, composes: list[tuple[Path, bool]],
-          notes: list[Path]) -> None:
+def _sort(
+    config: Config, path: Path, explicit: bool, composes: list[tuple[Path, bool]], notes: list[Path]
+) -> None:
     kind = _kind(config, path, explicit)
     if kind == "note":
         notes.append(path)
@@ -138,13 +147,20 @@ def _walk(config: Config, top: Path, estate: Estate) -> list[Path]:
     found: list[Path] = []
 
     def unreadable(error: OSError) -> None:
-        estate.errors.append(GuardsError(f"cannot list directory: {error.strerror}",
-                                         shown_path(config, Path(error.filename or top))))
+        estate.errors.append(
+            GuardsError(
+                f"cannot list directory: {error.strerror}",
+                shown_path(config, Path(error.filename or top)),
+            )
+        )
 
     for folder, dirs, files in os.walk(top, onerror=unreadable):
         base = Path(folder)
-        dirs[:] = sorted(d for d in dirs if d not in ALWAYS_EXCLUDED
-                         and not _excluded(config, shown_path(config, base / d)))
+        dirs[:] = sorted(
+            d
+            for d in dirs
+            if d not in ALWAYS_EXCLUDED and not _excluded(config, shown_path(config, base / d))
+        )
         for name in sorted(files):
             path = base / name
             if not _excluded(config, shown_path(config, path)):
@@ -175,8 +191,10 @@ def _glob_match(shown: str, pattern: str) -> bool:
 
 
 def _excluded(config: Config, shown: str) -> bool:
-    return any(_glob_match(shown, pattern) or shown.startswith(pattern.rstrip("/") + "/")
-               for pattern in config.exclude)
+    return any(
+        _glob_match(shown, pattern) or shown.startswith(pattern.rstrip("/") + "/")
+        for pattern in config.exclude
+    )
 
 
 def _unique(paths: list[Path]) -> list[Path]:

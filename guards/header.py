@@ -22,19 +22,19 @@ SECTION_START = re.compile(r"^\s?(?:⚠|⭐|❌|✅|🧪|‼|\*\*)")
 
 @dataclass(frozen=True)
 class HeaderLine:
-    number: int     # 1-based line in the file
-    text: str       # the line without its leading ``#``
-    column: int     # 1-based column where ``text`` starts
+    number: int  # 1-based line in the file
+    text: str  # the line without its leading ``#``
+    column: int  # 1-based column where ``text`` starts
 
 
 @dataclass(frozen=True)
 class HeaderField:
     key: str
-    value: str                       # key-line value and continuations, joined by "\n"
+    value: str  # key-line value and continuations, joined by "\n"
     line: int
     end_line: int
-    column: int                      # where the value starts on the key line
-    lines: tuple[HeaderLine, ...]    # the key line and its continuation lines
+    column: int  # where the value starts on the key line
+    lines: tuple[HeaderLine, ...]  # the key line and its continuation lines
 
     @property
     def first_value(self) -> str:
@@ -47,7 +47,7 @@ class HeaderSection:
     line: int
     end_line: int
     lines: tuple[HeaderLine, ...]
-    retraction: Marker | None        # set when the section opens with a retraction marker
+    retraction: Marker | None  # set when the section opens with a retraction marker
 
 
 @dataclass(frozen=True)
@@ -60,11 +60,11 @@ class FlatLine:
 
 @dataclass(frozen=True)
 class Header:
-    line: int = 0                    # first and last line of the comment block (0: none)
+    line: int = 0  # first and last line of the comment block (0: none)
     end_line: int = 0
     profile_line: int | None = None  # the ``Profile (at-a-glance):`` line
     fields: tuple[HeaderField, ...] = ()
-    notes: tuple[HeaderLine, ...] = ()   # irregular lines inside the profile block
+    notes: tuple[HeaderLine, ...] = ()  # irregular lines inside the profile block
     sections: tuple[HeaderSection, ...] = ()
     flat: tuple[FlatLine, ...] = ()
 
@@ -112,19 +112,27 @@ def parse_header(lines: list[str]) -> Header:
     if profile_at is not None:
         fields, notes, prose_from = _profile(block, profile_at + 1)
     flat = [f for f in (_flat(b) for b in block[prose_from:]) if f]
-    return Header(first, last, block[profile_at].number if profile_at is not None else None,
-                  tuple(fields), tuple(notes), tuple(sections_of(block[prose_from:])), tuple(flat))
+    return Header(
+        first,
+        last,
+        block[profile_at].number if profile_at is not None else None,
+        tuple(fields),
+        tuple(notes),
+        tuple(sections_of(block[prose_from:])),
+        tuple(flat),
+    )
 
 
 def _header_line(number: int, raw: str) -> HeaderLine | None:
     at = raw.find("#")
     if at < 0:
         return None
-    return HeaderLine(number, raw[at + 1:].rstrip(), at + 2)
+    return HeaderLine(number, raw[at + 1 :].rstrip(), at + 2)
 
 
-def _profile(block: list[HeaderLine],
-             start: int) -> tuple[list[HeaderField], list[HeaderLine], int]:
+def _profile(
+    block: list[HeaderLine], start: int
+) -> tuple[list[HeaderField], list[HeaderLine], int]:
     fields: list[HeaderField] = []
     notes: list[HeaderLine] = []
     current: list[HeaderLine] = []
@@ -161,16 +169,28 @@ def _close(current: list[HeaderLine], fields: list[HeaderField]) -> None:
     first_value = match.group(3) or ""
     rest = [line.text.strip() for line in current[1:]]
     column = head.column + (match.start(3) if match.group(3) else len(head.text))
-    fields.append(HeaderField(match.group(2).strip(), "\n".join([first_value, *rest]).strip("\n"),
-                              head.number, current[-1].number, column, tuple(current)))
+    fields.append(
+        HeaderField(
+            match.group(2).strip(),
+            "\n".join([first_value, *rest]).strip("\n"),
+            head.number,
+            current[-1].number,
+            column,
+            tuple(current),
+        )
+    )
 
 
 def _flat(entry: HeaderLine) -> FlatLine | None:
     match = FLAT.match("#" + entry.text)
     if not match:
         return None
-    return FlatLine(match.group(1), match.group(2), entry.number,
-                    entry.column + ("#" + entry.text).index(match.group(2)) - 1)
+    return FlatLine(
+        match.group(1),
+        match.group(2),
+        entry.number,
+        entry.column + ("#" + entry.text).index(match.group(2)) - 1,
+    )
 
 
 def sections_of(block: list[HeaderLine]) -> list[HeaderSection]:
@@ -184,8 +204,10 @@ def sections_of(block: list[HeaderLine]) -> list[HeaderSection]:
             _section(current, sections)
             current = []
             continue
-        starts_anew = (SECTION_START.match(text) is not None
-                       or retraction_marker(text, at_start=True) is not None)
+        starts_anew = (
+            SECTION_START.match(text) is not None
+            or retraction_marker(text, at_start=True) is not None
+        )
         if current and starts_anew and len(text) - len(text.lstrip()) <= 1:
             _section(current, sections)
             current = []
@@ -196,9 +218,15 @@ def sections_of(block: list[HeaderLine]) -> list[HeaderSection]:
 
 def _section(current: list[HeaderLine], sections: list[HeaderSection]) -> None:
     if current:
-        sections.append(HeaderSection(current[0].text.strip(), current[0].number,
-                                      current[-1].number, tuple(current),
-                                      retraction_marker(current[0].text, at_start=True)))
+        sections.append(
+            HeaderSection(
+                current[0].text.strip(),
+                current[0].number,
+                current[-1].number,
+                tuple(current),
+                retraction_marker(current[0].text, at_start=True),
+            )
+        )
 
 
 # -- numbers as headers write them -----------------------------------------------------------
@@ -215,7 +243,7 @@ def first_count(text: str) -> tuple[int, bool] | None:
     value = float(match.group(1).replace(",", ""))
     unit = (match.group(2) or "").lower()
     if unit:
-        return int(value * (1024 if unit == "k" else 1024 ** 2)), True
+        return int(value * (1024 if unit == "k" else 1024**2)), True
     return int(value), False
 
 

@@ -14,8 +14,8 @@ reported in :attr:`Value.unresolved` so callers can say the value is unknown.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 OPERATORS = (":-", ":+", ":?", "-", "+", "?")
@@ -40,8 +40,8 @@ class Value:
     """The result of interpolating one template."""
 
     text: str
-    variables: tuple[str, ...] = ()   # every variable the template consulted
-    from_env: tuple[str, ...] = ()    # the ones whose value came from the environment
+    variables: tuple[str, ...] = ()  # every variable the template consulted
+    from_env: tuple[str, ...] = ()  # the ones whose value came from the environment
     unresolved: tuple[Unresolved, ...] = ()
 
     @property
@@ -70,8 +70,9 @@ class _State:
             self.from_env.append(name)
 
 
-def interpolate(template: str, env: Mapping[str, str] | None = None, *,
-                unescape: bool = True) -> Value:
+def interpolate(
+    template: str, env: Mapping[str, str] | None = None, *, unescape: bool = True
+) -> Value:
     """Interpolate ``template``; ``unescape=False`` keeps ``$$`` (for text already unescaped)."""
     state = _State(env or {}, unescape)
     text = _expand(template, 0, state)
@@ -87,7 +88,7 @@ def _expand(template: str, base: int, state: _State) -> str:
             out.append(template[i:])
             break
         out.append(template[i:dollar])
-        nxt = template[dollar + 1:dollar + 2]
+        nxt = template[dollar + 1 : dollar + 2]
         if nxt == "$":
             out.append("$" if state.unescape else "$$")
             i = dollar + 2
@@ -95,7 +96,7 @@ def _expand(template: str, base: int, state: _State) -> str:
             end = closing_brace(template, dollar)
             if end < 0:
                 raise TemplateError("unclosed `${`", base + dollar)
-            out.append(_braced(template[dollar + 2:end], base + dollar + 2, state))
+            out.append(_braced(template[dollar + 2 : end], base + dollar + 2, state))
             i = end + 1
         else:
             name = NAME.match(template, dollar + 1)
@@ -137,13 +138,13 @@ def _braced(body: str, base: int, state: _State) -> str:
     name = NAME.match(body)
     if name is None:
         raise TemplateError(f"invalid interpolation `${{{body}}}`", base - 2)
-    rest = body[name.end():]
+    rest = body[name.end() :]
     if not rest:
         return _plain(name.group(), state)
     operator = next((op for op in OPERATORS if rest.startswith(op)), None)
     if operator is None:
         raise TemplateError(f"invalid interpolation `${{{body}}}`", base - 2)
-    arg, arg_base = rest[len(operator):], base + name.end() + len(operator)
+    arg, arg_base = rest[len(operator) :], base + name.end() + len(operator)
     value = state.lookup(name.group())
     present = value is not None if len(operator) == 1 else bool(value)
     if present:

@@ -11,10 +11,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-GIB = 1024 ** 3
-DTYPE_KEYS = {"bf16": "bf16", "bfloat16": "bf16", "fp16": "fp16", "float16": "fp16",
-              "f16": "fp16", "half": "fp16", "fp8": "fp8", "fp8_e4m3": "fp8",
-              "fp8_e5m2": "fp8"}
+GIB = 1024**3
+DTYPE_KEYS = {
+    "bf16": "bf16",
+    "bfloat16": "bf16",
+    "fp16": "fp16",
+    "float16": "fp16",
+    "f16": "fp16",
+    "half": "fp16",
+    "fp8": "fp8",
+    "fp8_e4m3": "fp8",
+    "fp8_e5m2": "fp8",
+}
 
 
 def dtype_key(dtype: str | None) -> str | None:
@@ -39,16 +47,17 @@ def per_card(total: float, tp: int, kv_heads: int | None) -> float:
 @dataclass(frozen=True)
 class Pool:
     tokens: int
-    source: str           # "measured" | "computed"
-    line: int | None      # the comment line it was read from
-    text: str             # how it was obtained, for messages
+    source: str  # "measured" | "computed"
+    line: int | None  # the comment line it was read from
+    text: str  # how it was obtained, for messages
 
 
 MEASURED = [
     re.compile(r"GPU KV cache size:?\s*(?P<n>[\d,._]+)\s*tokens", re.I),
     re.compile(r"KV pool\s*(?:of|=|:)?\s*~?\s*(?P<n>\d[\d,.]*)\s*(?P<k>[KkMm])?\s*tok", re.I),
-    re.compile(r"(?P<n>\d[\d,.]*)\s*(?P<k>[KkMm])?[- ]tokens?\s+(?:\w+\s+){0,2}(?:KV\s+)?pool",
-               re.I),
+    re.compile(
+        r"(?P<n>\d[\d,.]*)\s*(?P<k>[KkMm])?[- ]tokens?\s+(?:\w+\s+){0,2}(?:KV\s+)?pool", re.I
+    ),
 ]
 CONCURRENCY = re.compile(r"(?P<x>\d+(?:\.\d+)?)\s*[×x]\s*concurrency", re.I)
 
@@ -63,8 +72,12 @@ def measured_pool(lines: list[tuple[int, str]], max_model_len: int | None) -> Po
         if match:
             tokens = _count(match.group("n"), match.groupdict().get("k"))
             if tokens:
-                return Pool(tokens, "measured", _line_at(starts, match.start("n")),
-                            " ".join(match.group(0).split()))
+                return Pool(
+                    tokens,
+                    "measured",
+                    _line_at(starts, match.start("n")),
+                    " ".join(match.group(0).split()),
+                )
     match = CONCURRENCY.search(text)
     if match and max_model_len:
         tokens = round(float(match.group("x")) * max_model_len)
@@ -96,8 +109,14 @@ def _count(digits: str, unit: str | None) -> int | None:
     return int(value * scale)
 
 
-def computed_pool(gpu_gib: float, util: float, weights_gib: float, reserved_gib: float,
-                  tp: int, bytes_per_token_card: float) -> int:
+def computed_pool(
+    gpu_gib: float,
+    util: float,
+    weights_gib: float,
+    reserved_gib: float,
+    tp: int,
+    bytes_per_token_card: float,
+) -> int:
     """Tokens of KV that fit per card once weights and reserved memory are taken out."""
     free = gpu_gib * util - weights_gib / tp - reserved_gib
     return max(0, int(free * GIB / bytes_per_token_card))

@@ -8,8 +8,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["CLAIM_ID", "CLAIM_REF", "DATE", "RETRACTION_MARKER", "STRUCK", "Citation", "Marker",
-           "find_claim_refs", "retraction_marker", "strip_struck"]
+__all__ = [
+    "CLAIM_ID",
+    "CLAIM_REF",
+    "DATE",
+    "RETRACTION_MARKER",
+    "STRUCK",
+    "Citation",
+    "Marker",
+    "find_claim_refs",
+    "retraction_marker",
+    "strip_struck",
+]
 
 CLAIM_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 

@@ -17,7 +17,7 @@ from . import yamlsrc
 from .errors import GuardsError
 from .markers import CLAIM_ID, Citation, Marker, find_claim_refs, retraction_marker
 
-__all__ = ["Section", "RetractionContext", "Block", "Citation", "Note", "parse_note"]
+__all__ = ["Block", "Citation", "Note", "RetractionContext", "Section", "parse_note"]
 
 _ALERT_TAG = re.compile(r"\s*\[![A-Za-z]+\]\s*$")
 _ID_KEYS = ("claims", "retracts")
@@ -93,6 +93,7 @@ def _parser() -> Any:
 
 # --- front matter ---------------------------------------------------------------------------
 
+
 def _front_matter(lines: list[str], shown: str) -> tuple[dict, list[Citation], int]:
     """(front matter data, its claim citations, number of lines it occupies)."""
     if not lines or lines[0].rstrip() != "---":
@@ -145,11 +146,13 @@ def _front_matter_ids(node: Any, key: str, shown: str) -> list[Citation]:
         value = yamlsrc.scalar(item)
         line = yamlsrc.line_of(item) + 1
         if value is None or item.tag != "tag:yaml.org,2002:str":
-            raise GuardsError(f"front matter '{key}' must be a claim id or a list of claim ids",
-                              shown, line)
+            raise GuardsError(
+                f"front matter '{key}' must be a claim id or a list of claim ids", shown, line
+            )
         if not CLAIM_ID.fullmatch(value):
-            raise GuardsError(f"front matter '{key}': {value!r} is not a kebab-case claim id",
-                              shown, line)
+            raise GuardsError(
+                f"front matter '{key}': {value!r} is not a kebab-case claim id", shown, line
+            )
         citations.append(Citation(value, line, 1, key == "retracts"))
     return citations
 
@@ -161,6 +164,7 @@ def _id_list(value: Any) -> list[str]:
 
 
 # --- inline text ----------------------------------------------------------------------------
+
 
 @dataclass
 class _Inline:
@@ -193,8 +197,10 @@ def _inline(token: Any) -> _Inline:
             piece = _image_alt(child) if kind == "image" else child.content
             (kept[-1] if fragment is None else fragment).append(piece)
             if "claim:" in piece:  # cheap pre-check: most pieces cite nothing
-                refs += [(len(kept) - 1, claim_id, fragment is not None)
-                         for claim_id, _ in find_claim_refs(piece)]
+                refs += [
+                    (len(kept) - 1, claim_id, fragment is not None)
+                    for claim_id, _ in find_claim_refs(piece)
+                ]
     lines = [_plain(parts, index in struck_lines) for index, parts in enumerate(kept)]
     return _Inline(lines, fragments, refs)
 
@@ -210,6 +216,7 @@ def _image_alt(token: Any) -> str:
 
 
 # --- block walk -----------------------------------------------------------------------------
+
 
 @dataclass
 class _Quote:
@@ -363,11 +370,19 @@ class _Walker:
         for line_index, claim_id, struck in runs.refs:
             self.cite(first + line_index, claim_id, struck)
 
-    def block(self, kind: str, text: str, start: int, end: int, struck: tuple[str, ...],
-              line_texts: tuple[tuple[int, str], ...]) -> None:
+    def block(
+        self,
+        kind: str,
+        text: str,
+        start: int,
+        end: int,
+        struck: tuple[str, ...],
+        line_texts: tuple[tuple[int, str], ...],
+    ) -> None:
         # Blocks are built in finish(), once every retraction context's extent is known.
-        self.blocks.append((kind, text, start, end, len(self.sections) - 1, bool(self.quotes),
-                            struck, line_texts))
+        self.blocks.append(
+            (kind, text, start, end, len(self.sections) - 1, bool(self.quotes), struck, line_texts)
+        )
 
     def cite(self, line: int, claim_id: str, struck: bool) -> None:
         """Record a citation, taking its column from the next unclaimed match in the raw line
@@ -380,13 +395,14 @@ class _Walker:
 
     def finish(self, shown: str, text: str, front_matter: dict) -> Note:
         sections = self.close_sections()
-        contexts = sorted(self.contexts + self.heading_contexts(sections),
-                          key=lambda c: (c.line, -c.end_line))
-        blocks = [Block(*args[:7], _innermost(contexts, args[2]), args[7])
-                  for args in self.blocks]
-        citations = [Citation(claim_id, line, column,
-                              struck or _innermost(contexts, line) is not None)
-                     for line, column, claim_id, struck in sorted(self.citations)]
+        contexts = sorted(
+            self.contexts + self.heading_contexts(sections), key=lambda c: (c.line, -c.end_line)
+        )
+        blocks = [Block(*args[:7], _innermost(contexts, args[2]), args[7]) for args in self.blocks]
+        citations = [
+            Citation(claim_id, line, column, struck or _innermost(contexts, line) is not None)
+            for line, column, claim_id, struck in sorted(self.citations)
+        ]
         return Note(shown, text, front_matter, sections, blocks, contexts, citations)
 
     def close_sections(self) -> list[Section]:
@@ -394,7 +410,7 @@ class _Walker:
         same or a higher level."""
         closed = []
         for index, section in enumerate(self.sections):
-            following = (s.line for s in self.sections[index + 1:] if s.level <= section.level)
+            following = (s.line for s in self.sections[index + 1 :] if s.level <= section.level)
             end = next(following, len(self.lines) + 1) - 1
             while end > section.end_line and not self.lines[end - 1].strip():
                 end -= 1
@@ -402,8 +418,10 @@ class _Walker:
         return closed
 
     def heading_contexts(self, sections: list[Section]) -> list[RetractionContext]:
-        return [RetractionContext("heading", marker, sections[i].line, sections[i].end_line)
-                for i, marker in self.heading_markers.items()]
+        return [
+            RetractionContext("heading", marker, sections[i].line, sections[i].end_line)
+            for i, marker in self.heading_markers.items()
+        ]
 
 
 def _innermost(contexts: list[RetractionContext], line: int) -> RetractionContext | None:

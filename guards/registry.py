@@ -129,8 +129,9 @@ def parse(text: str, shown: str) -> Registry:
         return empty(shown)
     data = yamlsrc.construct(root, shown)
     if not isinstance(data, dict):
-        raise GuardsError("registry must be a mapping with a `claims:` list", shown,
-                          yamlsrc.line_of(root))
+        raise GuardsError(
+            "registry must be a mapping with a `claims:` list", shown, yamlsrc.line_of(root)
+        )
     _validate(_File, data, root, (), shown)
     claims = []
     for index, raw in enumerate(data.get("claims") or []):
@@ -170,7 +171,7 @@ def _plain(error: dict) -> str:
     if kind.startswith("date"):
         return f"got {error['input']!r}, expected a date as YYYY-MM-DD"
     if message.startswith("Value error, "):
-        return message[len("Value error, "):]
+        return message[len("Value error, ") :]
     return f"{message[:1].lower()}{message[1:]} (got {error['input']!r})"
 
 
@@ -178,11 +179,18 @@ def _check_references(claims: list[Claim], root: Any, shown: str) -> None:
     seen: dict[str, int] = {}
     for index, claim in enumerate(claims):
         if claim.id in seen:
-            raise GuardsError(f"claims[{index}].id: duplicate id {claim.id!r} "
-                              f"(first defined at line {seen[claim.id]})", shown, claim.line)
+            raise GuardsError(
+                f"claims[{index}].id: duplicate id {claim.id!r} "
+                f"(first defined at line {seen[claim.id]})",
+                shown,
+                claim.line,
+            )
         seen[claim.id] = claim.line
     for index, claim in enumerate(claims):
         if claim.superseded_by and claim.superseded_by not in seen:
             line = yamlsrc.path_line(root, ("claims", index, "superseded_by"))
-            raise GuardsError(f"claims[{index}].superseded_by: unknown claim id "
-                              f"{claim.superseded_by!r}", shown, line)
+            raise GuardsError(
+                f"claims[{index}].superseded_by: unknown claim id {claim.superseded_by!r}",
+                shown,
+                line,
+            )

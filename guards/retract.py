@@ -21,8 +21,22 @@ from . import registry, yamlsrc
 from .errors import GuardsError
 from .yamlsrc import MappingNode, Node, ScalarNode, SequenceNode
 
-ORDER = ("id", "title", "status", "asserted", "retracted", "reason", "text", "match",
-         "replacement", "superseded_by", "refs", "evidence", "applies_to", "facts")
+ORDER = (
+    "id",
+    "title",
+    "status",
+    "asserted",
+    "retracted",
+    "reason",
+    "text",
+    "match",
+    "replacement",
+    "superseded_by",
+    "refs",
+    "evidence",
+    "applies_to",
+    "facts",
+)
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
@@ -36,20 +50,26 @@ def check_date(value: str) -> str:
     raise GuardsError(f"--date {value!r} is not a date as YYYY-MM-DD")
 
 
-def retract_text(text: str, shown: str, claim_id: str, date: str, reason: str,
-                 replacement: str) -> str:
+def retract_text(
+    text: str, shown: str, claim_id: str, date: str, reason: str, replacement: str
+) -> str:
     """The registry text with ``claim_id`` retracted; raises GuardsError for bad input."""
     before = registry.parse(text, shown)
     if before.get(claim_id) is None:
         raise GuardsError(f"no claim with id {claim_id!r}", shown)
     item = _claim_node(yamlsrc.compose(text, shown), claim_id)
-    values = {"status": "retracted", "retracted": check_date(date), "reason": reason,
-              "replacement": replacement}
+    values = {
+        "status": "retracted",
+        "retracted": check_date(date),
+        "reason": reason,
+        "replacement": replacement,
+    }
     lines = text.split("\n")
     edits = _edits(text, lines, item, values)
     # From the end backwards; two inserts at one spot keep their order (ORDER's order).
-    for _, (start, end, new) in sorted(enumerate(edits), key=lambda e: (e[1][0], e[1][1], e[0]),
-                                       reverse=True):
+    for _, (start, end, new) in sorted(
+        enumerate(edits), key=lambda e: (e[1][0], e[1][1], e[0]), reverse=True
+    ):
         text = text[:start] + new + text[end:]
     _verify(before, registry.parse(text, shown), claim_id, values)
     return text
@@ -79,8 +99,9 @@ def _claim_node(root: Node | None, claim_id: str) -> MappingNode:
     raise AssertionError(claim_id)
 
 
-def _edits(text: str, lines: list[str], item: MappingNode,
-           values: dict[str, str]) -> list[tuple[int, int, str]]:
+def _edits(
+    text: str, lines: list[str], item: MappingNode, values: dict[str, str]
+) -> list[tuple[int, int, str]]:
     keys = [key.value for key, _ in item.value]
     indent = item.value[0][0].start_mark.column
     offsets = _line_offsets(lines)
@@ -94,7 +115,7 @@ def _edits(text: str, lines: list[str], item: MappingNode,
         node = item.value[keys.index(name)][1]
         start, end = node.start_mark.index, _content_end(text, node)
         line_end = text.find("\n", end)
-        tail = text[end:line_end if line_end >= 0 else len(text)]
+        tail = text[end : line_end if line_end >= 0 else len(text)]
         if "\n" in rendered and tail.strip():  # keep a trailing comment out of the block
             indicator, _, body = rendered.partition("\n")
             rendered, end = f"{indicator} {tail.strip()}\n{body}", end + len(tail)
@@ -117,8 +138,11 @@ def _insert_line(lines: list[str], item: MappingNode, keys: list[str], name: str
     before = [i for i, key in enumerate(keys) if key in ORDER and ORDER.index(key) < rank]
     anchor = before[-1] if before else 0
     last = _last_line(lines, *item.value[anchor])
-    stop = item.value[anchor + 1][0].start_mark.line if anchor + 1 < len(keys) \
+    stop = (
+        item.value[anchor + 1][0].start_mark.line
+        if anchor + 1 < len(keys)
         else _end_line(lines, item)
+    )
     line = stop
     while line - 1 > last and _filler(lines[line - 1]):
         line -= 1
@@ -131,8 +155,9 @@ def _last_line(lines: list[str], key: Node, value: Node) -> int:
         return value.end_mark.line
     line = _end_line(lines, value) - 1
     block = isinstance(value, ScalarNode)  # a block scalar's `#` lines are content
-    while line > key.start_mark.line and (not lines[line].strip() or
-                                          (not block and _filler(lines[line]))):
+    while line > key.start_mark.line and (
+        not lines[line].strip() or (not block and _filler(lines[line]))
+    ):
         line -= 1
     return line
 
@@ -140,7 +165,7 @@ def _last_line(lines: list[str], key: Node, value: Node) -> int:
 def _end_line(lines: list[str], node: Node) -> int:
     """0-based line just past a node (its end mark may sit at the next item's ``-``)."""
     mark = node.end_mark
-    before = lines[mark.line][:mark.column] if mark.line < len(lines) else ""
+    before = lines[mark.line][: mark.column] if mark.line < len(lines) else ""
     return mark.line + 1 if before.strip() else mark.line
 
 
@@ -164,8 +189,7 @@ def _render(value: str, indent: int) -> str:
         body = value.strip("\n").split("\n")
         pad = " " * (indent + 2)
         indicator = "|2-" if body[0][:1] == " " else "|-"
-        return indicator + "\n" + "\n".join(pad + line if line.strip() else ""
-                                           for line in body)
+        return indicator + "\n" + "\n".join(pad + line if line.strip() else "" for line in body)
     value = value.strip()
     return value if _plain_safe(value) else json.dumps(value, ensure_ascii=False)
 
@@ -180,18 +204,33 @@ def _plain_safe(value: str) -> bool:
         return False
 
 
-def _verify(before: registry.Registry, after: registry.Registry, claim_id: str,
-            values: dict[str, str]) -> None:
+def _verify(
+    before: registry.Registry, after: registry.Registry, claim_id: str, values: dict[str, str]
+) -> None:
     """The edit changed exactly the four fields of one claim, or nothing is written."""
+
     def plain(claim: registry.Claim) -> dict:
         return claim.model_dump(exclude={"line", *values})
+
     old, new = before.get(claim_id), after.get(claim_id)
     assert old is not None and new is not None
-    changed = [c.id for c, d in zip(before.claims, after.claims)
-               if c.id != d.id or (c.id != claim_id and plain(c) != plain(d))]
-    got = {"status": new.status, "retracted": str(new.retracted), "reason": new.reason,
-           "replacement": new.replacement}
-    if changed or plain(old) != plain(new) or len(before.claims) != len(after.claims) or \
-            any((got[k] or "").strip() != v.strip() for k, v in values.items()):
-        raise RuntimeError(f"refusing to write: splicing {claim_id} would change more than "
-                           "its retraction fields")
+    changed = [
+        c.id
+        for c, d in zip(before.claims, after.claims, strict=False)
+        if c.id != d.id or (c.id != claim_id and plain(c) != plain(d))
+    ]
+    got = {
+        "status": new.status,
+        "retracted": str(new.retracted),
+        "reason": new.reason,
+        "replacement": new.replacement,
+    }
+    if (
+        changed
+        or plain(old) != plain(new)
+        or len(before.claims) != len(after.claims)
+        or any((got[k] or "").strip() != v.strip() for k, v in values.items())
+    ):
+        raise RuntimeError(
+            f"refusing to write: splicing {claim_id} would change more than its retraction fields"
+        )

@@ -19,20 +19,35 @@ if TYPE_CHECKING:
     from .registry import Claim, Registry
 
 TOPOLOGIES = {1: "single", 2: "dual", 4: "multi4", 8: "multi8"}
-ENGINE_NAMES = {"llamacpp": LLAMACPP, "llama-cpp": LLAMACPP, "ik-llama": LLAMACPP,
-                "ik_llama": LLAMACPP, "ik-llama.cpp": LLAMACPP, "beellama": LLAMACPP}
-METHODS = {"draft-mtp": "mtp", "mtp": "mtp", "dflash": "dflash", "dflash2": "dflash",
-           "draft-dspark": "dspark", "dspark": "dspark", "draft_model": "draft_model",
-           "eagle": "eagle", "eagle3": "eagle3", "ngram": "ngram"}
+ENGINE_NAMES = {
+    "llamacpp": LLAMACPP,
+    "llama-cpp": LLAMACPP,
+    "ik-llama": LLAMACPP,
+    "ik_llama": LLAMACPP,
+    "ik-llama.cpp": LLAMACPP,
+    "beellama": LLAMACPP,
+}
+METHODS = {
+    "draft-mtp": "mtp",
+    "mtp": "mtp",
+    "dflash": "dflash",
+    "dflash2": "dflash",
+    "draft-dspark": "dspark",
+    "dspark": "dspark",
+    "draft_model": "draft_model",
+    "eagle": "eagle",
+    "eagle3": "eagle3",
+    "ngram": "ngram",
+}
 
 
 @dataclass(frozen=True)
 class Fact:
     value: Any
-    claim: "Claim"
+    claim: Claim
 
 
-def topology(compose: "Compose", service: "Service") -> str | None:
+def topology(compose: Compose, service: Service) -> str | None:
     """single | dual | multi4 | multi8, from the body first, then the path."""
     count = _gpu_count(service)
     if count in TOPOLOGIES:
@@ -41,7 +56,7 @@ def topology(compose: "Compose", service: "Service") -> str | None:
     return next((p for p in parts if p in TOPOLOGIES.values()), None)
 
 
-def _gpu_count(service: "Service") -> int | None:
+def _gpu_count(service: Service) -> int | None:
     if service.engine == VLLM:
         value = service.value("tensor_parallel_size") or "1"  # vLLM runs TP=1 by default
         return int(value) if value.isdigit() else None
@@ -56,7 +71,7 @@ def method(name: str | None) -> str | None:
     return METHODS.get(name.lower(), name.lower()) if name else None
 
 
-def model_names(compose: "Compose", service: "Service") -> list[str]:
+def model_names(compose: Compose, service: Service) -> list[str]:
     names = [service.value("served_model_name"), service.value("model")]
     field = compose.header.field("Model")
     if field:
@@ -64,20 +79,22 @@ def model_names(compose: "Compose", service: "Service") -> list[str]:
     return [n.lower() for n in names if n]
 
 
-def applies(claim: "Claim", compose: "Compose", service: "Service") -> bool:
+def applies(claim: Claim, compose: Compose, service: Service) -> bool:
     scope = claim.applies_to
-    if scope.model and not any(m.lower() in name for m in scope.model
-                               for name in model_names(compose, service)):
+    if scope.model and not any(
+        m.lower() in name for m in scope.model for name in model_names(compose, service)
+    ):
         return False
-    if scope.engine and service.engine not in {ENGINE_NAMES.get(e.lower(), e.lower())
-                                               for e in scope.engine}:
+    if scope.engine and service.engine not in {
+        ENGINE_NAMES.get(e.lower(), e.lower()) for e in scope.engine
+    }:
         return False
     if scope.topology and topology(compose, service) not in scope.topology:
         return False
     return not scope.paths or any(fnmatch.fnmatchcase(compose.path, p) for p in scope.paths)
 
 
-def fact(registry: "Registry", compose: "Compose", service: "Service", name: str) -> Fact | None:
+def fact(registry: Registry, compose: Compose, service: Service, name: str) -> Fact | None:
     """The first active, applicable claim that sets ``facts.<name>``."""
     for claim in registry.claims:
         if claim.status != "active" or not applies(claim, compose, service):
@@ -88,8 +105,9 @@ def fact(registry: "Registry", compose: "Compose", service: "Service", name: str
     return None
 
 
-def depth_limit(registry: "Registry", compose: "Compose", service: "Service",
-                drafter: str | None) -> tuple[int, "Claim"] | None:
+def depth_limit(
+    registry: Registry, compose: Compose, service: Service, drafter: str | None
+) -> tuple[int, Claim] | None:
     """The deepest validated depth for this drafter method on this topology."""
     wanted, where = method(drafter), topology(compose, service)
     for claim in registry.claims:

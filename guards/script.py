@@ -12,8 +12,8 @@ from __future__ import annotations
 import fnmatch
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from .interpolate import TemplateError, Value, interpolate
 
@@ -25,9 +25,9 @@ SPEC_CONFIG = "--speculative-config"
 
 @dataclass(frozen=True)
 class ScriptLine:
-    number: int     # 1-based line in the compose file
-    raw: str        # as written (``$$`` escapes intact), block indentation removed
-    text: str       # after compose interpolation: what bash sees
+    number: int  # 1-based line in the compose file
+    raw: str  # as written (``$$`` escapes intact), block indentation removed
+    text: str  # after compose interpolation: what bash sees
     column: int = 1  # 1-based file column where ``raw`` starts
 
 
@@ -46,13 +46,13 @@ class Evaluated:
 
 @dataclass(frozen=True)
 class SpecConfig:
-    method: str | None         # "mtp", "dflash", ... or "draft_model" when only a model is named
-    depth: str                 # the num_speculative_tokens text: a number or ``$var``
+    method: str | None  # "mtp", "dflash", ... or "draft_model" when only a model is named
+    depth: str  # the num_speculative_tokens text: a number or ``$var``
     line: ScriptLine
 
 
 class Script:
-    def __init__(self, lines: list[ScriptLine], env: Mapping[str, "EnvEntry"]) -> None:
+    def __init__(self, lines: list[ScriptLine], env: Mapping[str, EnvEntry]) -> None:
         self.lines = lines
         self.env = env
 
@@ -71,14 +71,16 @@ class Script:
     def evaluate(self, name: str) -> Evaluated:
         found = self.assignment(name)
         if found is None:
-            return Evaluated(name, None, None, "", note=f"${name} is never assigned in the "
-                             "entrypoint script")
+            return Evaluated(
+                name, None, None, "", note=f"${name} is never assigned in the entrypoint script"
+            )
         line, rhs = found
         try:
             value = interpolate(rhs, self.container_env(), unescape=False)
         except TemplateError as exc:  # bash has expansions compose does not (${#x}, ${x/a/b})
-            return Evaluated(name, None, line, _raw_rhs(line.raw, name),
-                             note=f"cannot evaluate `{rhs}`: {exc}")
+            return Evaluated(
+                name, None, line, _raw_rhs(line.raw, name), note=f"cannot evaluate `{rhs}`: {exc}"
+            )
         result = value.text if value.resolved else None
         from_env = _host_sources(value, self.env)
         alias = self._alias(name)
@@ -88,8 +90,15 @@ class Script:
             if entry is not None and entry.interpolated is not None:
                 from_env += entry.interpolated.from_env
         note = "; ".join(u.reason for u in value.unresolved) or None
-        return Evaluated(name, result, line, _raw_rhs(line.raw, name), value.variables,
-                         tuple(dict.fromkeys(from_env)), note)
+        return Evaluated(
+            name,
+            result,
+            line,
+            _raw_rhs(line.raw, name),
+            value.variables,
+            tuple(dict.fromkeys(from_env)),
+            note,
+        )
 
     def _alias(self, name: str) -> tuple[str, str] | None:
         """(value, variable) when a ``case`` alias such as SPEC=off overrides ``name``."""
@@ -115,15 +124,16 @@ class Script:
         for line in self.lines:
             at = line.text.find(SPEC_CONFIG)
             if at >= 0:
-                payload = _quoted_argument(line.text[at + len(SPEC_CONFIG):])
+                payload = _quoted_argument(line.text[at + len(SPEC_CONFIG) :])
                 if payload is not None:
                     method, depth = parse_spec_payload(payload)
                     return SpecConfig(method, depth, line)
         return None
 
     def runs(self, program: str) -> bool:
-        return any(program in line.text and not line.text.lstrip().startswith("#")
-                   for line in self.lines)
+        return any(
+            program in line.text and not line.text.lstrip().startswith("#") for line in self.lines
+        )
 
 
 @dataclass(frozen=True)
@@ -131,7 +141,7 @@ class EnvEntry:
     """One ``environment:`` entry: what reaches the container, and from where."""
 
     name: str
-    value: str | None          # None: a bare pass-through the operator did not set
+    value: str | None  # None: a bare pass-through the operator did not set
     line: int
     interpolated: Value | None
 
@@ -156,8 +166,11 @@ def parse_spec_payload(payload: str) -> tuple[str | None, str]:
         return method, str(data.get("num_speculative_tokens", ""))
     method_match = re.search(r'"method"\s*:\s*"([^"]+)"', payload)
     depth_match = re.search(r'"num_speculative_tokens"\s*:\s*([^,}\s]+)', payload)
-    method = method_match.group(1) if method_match else (
-        "draft_model" if re.search(r'"model"\s*:', payload) else None)
+    method = (
+        method_match.group(1)
+        if method_match
+        else ("draft_model" if re.search(r'"model"\s*:', payload) else None)
+    )
     return method, depth_match.group(1).strip('"') if depth_match else ""
 
 

@@ -17,31 +17,156 @@ import unicodedata
 from dataclasses import dataclass
 
 SHINGLE = 3
-MIN_SHINGLES = 5        # a shared run shorter than ~7 words is coincidence, not a copy
-MIN_DENSITY = 0.5       # at least half of the run's shingles come from the claim
-GAP = 6                 # shingle positions between hits that still count as one run
-MERGE_GAP = 30          # words between two accepted runs that still make one copy
-KEY_WINDOW = 30         # words
-MIN_KEYS = 5            # distinct key words of the claim inside one window
-MIN_KEY_SHINGLES = 2    # ... backed by at least this many claim shingles in the same window
+MIN_SHINGLES = 5  # a shared run shorter than ~7 words is coincidence, not a copy
+MIN_DENSITY = 0.5  # at least half of the run's shingles come from the claim
+GAP = 6  # shingle positions between hits that still count as one run
+MERGE_GAP = 30  # words between two accepted runs that still make one copy
+KEY_WINDOW = 30  # words
+MIN_KEYS = 5  # distinct key words of the claim inside one window
+MIN_KEY_SHINGLES = 2  # ... backed by at least this many claim shingles in the same window
 
 # Words too common to tell one claim from another: everyday English of four letters or more,
 # and the vocabulary every note about serving LLMs uses.
-COMMON = frozenset("""
-    about above after again against also back been before being below between both could
-    does doing down during each even ever every from further have having here into just
-    least less like many more most much must never once only other over past same says
-    should since some such than that their them then there these they this those through
-    under until upon very were what when where which while will with within without would
-    your passes stays keep keeps note still well much make made used uses using work works
-    decode decoding prefill context model models tier tiers spec drafter draft compose
-    token tokens card cards engine vllm llama server header headers sequence""".split())
+COMMON = frozenset(
+    [
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "also",
+        "back",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "could",
+        "does",
+        "doing",
+        "down",
+        "during",
+        "each",
+        "even",
+        "ever",
+        "every",
+        "from",
+        "further",
+        "have",
+        "having",
+        "here",
+        "into",
+        "just",
+        "least",
+        "less",
+        "like",
+        "many",
+        "more",
+        "most",
+        "much",
+        "must",
+        "never",
+        "once",
+        "only",
+        "other",
+        "over",
+        "past",
+        "same",
+        "says",
+        "should",
+        "since",
+        "some",
+        "such",
+        "than",
+        "that",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "under",
+        "until",
+        "upon",
+        "very",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "will",
+        "with",
+        "within",
+        "without",
+        "would",
+        "your",
+        "passes",
+        "stays",
+        "keep",
+        "keeps",
+        "note",
+        "still",
+        "well",
+        "much",
+        "make",
+        "made",
+        "used",
+        "uses",
+        "using",
+        "work",
+        "works",
+        "decode",
+        "decoding",
+        "prefill",
+        "context",
+        "model",
+        "models",
+        "tier",
+        "tiers",
+        "spec",
+        "drafter",
+        "draft",
+        "compose",
+        "token",
+        "tokens",
+        "card",
+        "cards",
+        "engine",
+        "vllm",
+        "llama",
+        "server",
+        "header",
+        "headers",
+        "sequence",
+    ]
+)
 
-FOLD = str.maketrans({
-    "—": "-", "–": "-", "‒": "-", "−": "-", "‐": "-", "‑": "-",
-    "≈": "~", "∼": "~", "×": "x", "≥": ">=", "≤": "<=", "→": "->", "⇒": "=>",
-    "‘": "'", "’": "'", "“": '"', "”": '"',
-})
+FOLD = str.maketrans(
+    {
+        "—": "-",
+        "–": "-",
+        "‒": "-",
+        "−": "-",
+        "‐": "-",
+        "‑": "-",
+        "≈": "~",
+        "∼": "~",
+        "×": "x",
+        "≥": ">=",
+        "≤": "<=",
+        "→": "->",
+        "⇒": "=>",
+        "‘": "'",
+        "’": "'",
+        "“": '"',
+        "”": '"',
+    }
+)
 THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?![\d])")
 KILO = re.compile(r"\b(\d+)k\b")
 MARKUP = re.compile(r"[*`]+|(?<![a-z0-9])_+|_+(?![a-z0-9])|~~")
@@ -65,8 +190,8 @@ class Copy:
 
     line: int
     end_line: int
-    shingles: int        # claim shingles found in the copy
-    phrase: bool         # a distinctive phrase matched word for word
+    shingles: int  # claim shingles found in the copy
+    phrase: bool  # a distinctive phrase matched word for word
 
 
 class ClaimMatcher:
@@ -82,19 +207,34 @@ class ClaimMatcher:
 
     def find(self, passage: list[tuple[int, str]]) -> list[Copy]:
         tokens = [(word, line) for line, text in passage for word in words(text)]
-        hits = {i for i in range(len(tokens) - SHINGLE + 1)
-                if tuple(w for w, _ in tokens[i:i + SHINGLE]) in self.shingles}
+        hits = {
+            i
+            for i in range(len(tokens) - SHINGLE + 1)
+            if tuple(w for w, _ in tokens[i : i + SHINGLE]) in self.shingles
+        }
         phrase_spans = self._phrase_spans([w for w, _ in tokens])
         runs = [run for run in map(_trimmed, _runs(sorted(hits))) if _dense(run)]
-        strong = _merge(sorted([(run[0], run[-1] + SHINGLE - 1, False) for run in runs] +
-                               [(start, end, True) for start, end in phrase_spans]))
+        strong = _merge(
+            sorted(
+                [(run[0], run[-1] + SHINGLE - 1, False) for run in runs]
+                + [(start, end, True) for start, end in phrase_spans]
+            )
+        )
         # Key-word windows only catch paraphrases that nothing stronger found: next to a
         # real copy they would only stretch it onto unrelated neighbouring lines.
-        weak = _merge([(start, end, False) for start, end in self._key_spans(tokens, hits)
-                       if all(start - e > MERGE_GAP or s - end > MERGE_GAP
-                              for s, e, _ in strong)])
-        return [Copy(tokens[start][1], tokens[end][1], sum(1 for h in hits if start <= h <= end),
-                     phrase) for start, end, phrase in sorted(strong + weak)]
+        weak = _merge(
+            [
+                (start, end, False)
+                for start, end in self._key_spans(tokens, hits)
+                if all(start - e > MERGE_GAP or s - end > MERGE_GAP for s, e, _ in strong)
+            ]
+        )
+        return [
+            Copy(
+                tokens[start][1], tokens[end][1], sum(1 for h in hits if start <= h <= end), phrase
+            )
+            for start, end, phrase in sorted(strong + weak)
+        ]
 
     def _key_spans(self, tokens: list[tuple[str, int]], hits: set[int]) -> list[tuple[int, int]]:
         """Windows dense with the claim's key words: a condensed or reworded copy."""
@@ -112,13 +252,16 @@ class ClaimMatcher:
         spans = []
         for phrase in self.phrases:
             size = len(phrase)
-            spans += [(i, i + size - 1) for i in range(len(tokens) - size + 1)
-                      if tuple(tokens[i:i + size]) == phrase]
+            spans += [
+                (i, i + size - 1)
+                for i in range(len(tokens) - size + 1)
+                if tuple(tokens[i : i + size]) == phrase
+            ]
         return spans
 
 
 def _shingles(tokens: list[str]) -> set[tuple[str, ...]]:
-    return {tuple(tokens[i:i + SHINGLE]) for i in range(len(tokens) - SHINGLE + 1)}
+    return {tuple(tokens[i : i + SHINGLE]) for i in range(len(tokens) - SHINGLE + 1)}
 
 
 def _runs(hits: list[int]) -> list[list[int]]:

@@ -7,8 +7,9 @@ YAML input is composed once with it. Guards read the node tree; nothing is re-du
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -30,10 +31,23 @@ class Loader(_Base):  # type: ignore[misc, valid-type]
 
 Loader.yaml_implicit_resolvers = {
     first: [(tag, regexp) for tag, regexp in resolvers if tag != TIMESTAMP]
-    for first, resolvers in _Base.yaml_implicit_resolvers.items()}
+    for first, resolvers in _Base.yaml_implicit_resolvers.items()
+}
 
-__all__ = ["MappingNode", "Node", "ScalarNode", "SequenceNode", "read_text", "compose",
-           "construct", "line_of", "get", "items", "scalar", "path_line"]
+__all__ = [
+    "MappingNode",
+    "Node",
+    "ScalarNode",
+    "SequenceNode",
+    "compose",
+    "construct",
+    "get",
+    "items",
+    "line_of",
+    "path_line",
+    "read_text",
+    "scalar",
+]
 
 
 def read_text(path: Path, shown: str) -> str:
@@ -51,8 +65,9 @@ def read_text(path: Path, shown: str) -> str:
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
         column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise GuardsError(f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})", shown, line,
-                          column) from None
+        raise GuardsError(
+            f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})", shown, line, column
+        ) from None
     return text.replace("\r\n", "\n")
 
 
@@ -65,8 +80,7 @@ def compose(text: str, shown: str) -> Node | None:
         problem = exc.problem or exc.context or "invalid YAML"
         if mark is None:
             raise GuardsError(f"YAML error: {problem}", shown) from None
-        raise GuardsError(f"YAML error: {problem}", shown, mark.line + 1,
-                          mark.column + 1) from None
+        raise GuardsError(f"YAML error: {problem}", shown, mark.line + 1, mark.column + 1) from None
     except yaml.YAMLError as exc:
         raise GuardsError(f"YAML error: {exc}", shown) from None
 
@@ -78,8 +92,9 @@ def construct(node: Node, shown: str) -> Any:
         return loader.construct_document(node)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark or node.start_mark
-        raise GuardsError(f"YAML error: {exc.problem or exc.context}", shown, mark.line + 1,
-                          mark.column + 1) from None
+        raise GuardsError(
+            f"YAML error: {exc.problem or exc.context}", shown, mark.line + 1, mark.column + 1
+        ) from None
     except (ValueError, TypeError) as exc:
         raise GuardsError(f"YAML error: {exc}", shown, line_of(node)) from None
     finally:
@@ -119,8 +134,14 @@ def path_line(root: Node | None, path: tuple[Any, ...]) -> int | None:
     node, found = root, None
     for part in path:
         if isinstance(node, MappingNode):
-            match = next(((k, v) for k, v in node.value
-                          if isinstance(k, ScalarNode) and k.value == str(part)), None)
+            match = next(
+                (
+                    (k, v)
+                    for k, v in node.value
+                    if isinstance(k, ScalarNode) and k.value == str(part)
+                ),
+                None,
+            )
             if match is None:
                 break
             found, node = line_of(match[0]), match[1]

@@ -33,5 +33,8 @@ def run_guards(capsys, *args: str, cwd: Path | None = None) -> Result:
 
 def tree_digest(root: Path) -> dict[str, str]:
     """Content hash of every file under ``root`` (to prove a run wrote nothing)."""
-    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file() and not p.is_symlink()}
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not p.is_symlink()
+    }

@@ -11,6 +11,7 @@ SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "club-3090
 def fixture_text():
     def read(relative: str) -> str:
         return (FIXTURES / relative).read_text(encoding="utf-8")
+
     return read
 
 

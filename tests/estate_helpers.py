@@ -13,10 +13,16 @@ def build(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
-def findings(root: Path, rules: str, env: dict | None = None, options: dict | None = None,
-             remarks: list | None = None):
-    config = Config(root=root, composes=("composes/*.yml",), notes=("learnings/*.md",),
-                    rules=options or {})
+def findings(
+    root: Path,
+    rules: str,
+    env: dict | None = None,
+    options: dict | None = None,
+    remarks: list | None = None,
+):
+    config = Config(
+        root=root, composes=("composes/*.yml",), notes=("learnings/*.md",), rules=options or {}
+    )
     estate = load_estate(config, env=env)
     assert estate.errors == [], estate.errors
     results = run(estate, select(all_rules(), rules.split(","), []))

@@ -1,5 +1,6 @@
 import json
 import os
+from pathlib import Path
 
 import pytest
 
@@ -24,7 +25,6 @@ guard suite: 10 pass / 7 fail
 """
 
 
-
 def test_clean_estate_passes(capsys):
     result = run_guards(capsys, "check", "--root", str(CLEAN))
     assert (result.code, result.out, result.err) == (0, "guard suite: 26 pass / 0 fail\n", "")
@@ -38,27 +38,35 @@ def test_failures_print_one_line_each_and_the_total(capsys):
 
 
 def test_json_output_follows_the_contract(capsys):
-    result = run_guards(capsys, "check", "--root", str(SCHEMA), "--format", "json",
-                        "--select", "schema")
+    result = run_guards(
+        capsys, "check", "--root", str(SCHEMA), "--format", "json", "--select", "schema"
+    )
     document = json.loads(result.out)
     assert result.code == 1
     assert document["version"] == 1
     assert document["summary"] == {"pass": 10, "fail": 7, "files": 5, "findings": 8}
     first = document["findings"][0]
     assert first == {
-        "rule": "S002", "severity": "error", "path": "composes/bare-warning.yml", "line": 6,
+        "rule": "S002",
+        "severity": "error",
+        "path": "composes/bare-warning.yml",
+        "line": 6,
         "column": 16,
         "message": "Status '⚠ Production w/ caveats' starts with U+26A0 without the U+FE0F "
-                   "variation selector, so it maps to no status",
-        "hint": "write ⚠️ (with U+FE0F)", "claim": None, "knob": None}
+        "variation selector, so it maps to no status",
+        "hint": "write ⚠️ (with U+FE0F)",
+        "claim": None,
+        "knob": None,
+    }
     assert all(set(f) == set(first) for f in document["findings"])
 
 
 def test_select_and_ignore(capsys):
     result = run_guards(capsys, "check", "--root", str(SCHEMA), "--select", "S001,status-enum")
     assert result.out.splitlines()[-1] == "guard suite: 4 pass / 4 fail"
-    result = run_guards(capsys, "check", "--root", str(SCHEMA), "--select", "schema",
-                        "--ignore", "S00")
+    result = run_guards(
+        capsys, "check", "--root", str(SCHEMA), "--select", "schema", "--ignore", "S00"
+    )
     assert result.out == "guard suite: 0 pass / 0 fail\n"
 
 
@@ -73,7 +81,8 @@ def test_explicit_paths_check_only_those_files(capsys):
     result = run_guards(capsys, "check", "composes/no-header.yml", "--select", "S", cwd=SCHEMA)
     assert result.out.splitlines() == [
         "composes/no-header.yml:1:1: S001 no header: the file does not open with a comment block",
-        "guard suite: 0 pass / 1 fail"]
+        "guard suite: 0 pass / 1 fail",
+    ]
 
 
 def test_verbose_says_when_there_is_no_registry(capsys):
@@ -88,29 +97,46 @@ def test_rules_and_explain(capsys):
     explained = run_guards(capsys, "explain", "status-enum")
     assert explained.code == 0 and "Why:" in explained.out and "Bad:" in explained.out
     missing = run_guards(capsys, "explain", "nope")
-    assert (missing.code, missing.err) == (2, "guards: error: unknown rule `nope` "
-                                              "(see `guards rules`)\n")
+    assert (missing.code, missing.err) == (
+        2,
+        "guards: error: unknown rule `nope` (see `guards rules`)\n",
+    )
 
 
 # -- bad input: one line on stderr naming file and line, the rest still checked, exit 2 -----
+
 
 def write(path, content):
     path.write_bytes(content if isinstance(content, bytes) else content.encode())
 
 
-@pytest.mark.parametrize("name, content, error", [
-    ("broken.yml", "services:\n  s:\n    image: [a\n  t: b\n",
-     "composes/broken.yml:4:4: YAML error: did not find expected ',' or ']'"),
-    ("no-services.yml", "# Profile (at-a-glance):\nversion: '3'\n",
-     "composes/no-services.yml:2: no top-level `services:` mapping"),
-    ("empty.yml", "", "composes/empty.yml:1: empty compose file: no YAML content"),
-    ("latin1.yml", b"# Mod\xe8le\nservices: {}\n",
-     "composes/latin1.yml:1:6: not valid UTF-8 (byte 0xe8)"),
-    ("bad-template.yml", "services:\n  s:\n    command: ['${TP:-2']\n",
-     "composes/bad-template.yml:3:16: interpolation: unclosed `${`"),
-])
-def test_bad_compose_is_reported_and_the_rest_still_checked(capsys, estate, name, content,
-                                                           error):
+@pytest.mark.parametrize(
+    "name, content, error",
+    [
+        (
+            "broken.yml",
+            "services:\n  s:\n    image: [a\n  t: b\n",
+            "composes/broken.yml:4:4: YAML error: did not find expected ',' or ']'",
+        ),
+        (
+            "no-services.yml",
+            "# Profile (at-a-glance):\nversion: '3'\n",
+            "composes/no-services.yml:2: no top-level `services:` mapping",
+        ),
+        ("empty.yml", "", "composes/empty.yml:1: empty compose file: no YAML content"),
+        (
+            "latin1.yml",
+            b"# Mod\xe8le\nservices: {}\n",
+            "composes/latin1.yml:1:6: not valid UTF-8 (byte 0xe8)",
+        ),
+        (
+            "bad-template.yml",
+            "services:\n  s:\n    command: ['${TP:-2']\n",
+            "composes/bad-template.yml:3:16: interpolation: unclosed `${`",
+        ),
+    ],
+)
+def test_bad_compose_is_reported_and_the_rest_still_checked(capsys, estate, name, content, error):
     write(estate / "composes" / name, content)
     before = tree_digest(estate)
     result = run_guards(capsys, "check", "--root", str(estate))
@@ -138,8 +164,9 @@ def test_permission_denied_is_reported(capsys, estate):
 
 
 def test_missing_explicit_path_is_reported(capsys):
-    result = run_guards(capsys, "check", "composes/nope.yml", "composes/no-header.yml",
-                        "--select", "S", cwd=SCHEMA)
+    result = run_guards(
+        capsys, "check", "composes/nope.yml", "composes/no-header.yml", "--select", "S", cwd=SCHEMA
+    )
     assert result.code == 2
     assert result.err == "guards: error: composes/nope.yml: no such file or directory\n"
     assert result.out.endswith("guard suite: 0 pass / 1 fail\n")
@@ -154,22 +181,36 @@ def test_bad_note_front_matter_is_reported(capsys, estate):
 
 # -- errors that stop the run ---------------------------------------------------------------
 
-@pytest.mark.parametrize("content, error", [
-    ("claims:\n  - id: a\n    title: t\n    status: activ\n",
-     "claims.yaml:4: claims[0].status: got 'activ', expected 'active', 'retracted', "
-     "'superseded' or 'disputed'"),
-    ("claims:\n  - id: Bad_Id\n    title: t\n    status: active\n",
-     "claims.yaml:2: claims[0].id: must be kebab-case (lowercase letters, digits, single "
-     "hyphens)"),
-    ("claims:\n  - id: a\n    status: active\n", "claims.yaml:2: claims[0].title: required "
-     "field is missing"),
-    ("claims:\n  - id: a\n    title: t\n    status: active\n    asserted: 2026-13-01\n",
-     "claims.yaml:5: claims[0].asserted: got '2026-13-01', expected a date as YYYY-MM-DD"),
-    ("claims:\n  - id: a\n    title: t\n    status: active\n    facts:\n      ceiling: 0.9\n",
-     "claims.yaml:6: claims[0].facts.ceiling: unknown field"),
-    ("claims: [\n", "claims.yaml:2:1: YAML error: did not find expected node content"),
-    ("- a\n", "claims.yaml:1: registry must be a mapping with a `claims:` list"),
-])
+
+@pytest.mark.parametrize(
+    "content, error",
+    [
+        (
+            "claims:\n  - id: a\n    title: t\n    status: activ\n",
+            "claims.yaml:4: claims[0].status: got 'activ', expected 'active', 'retracted', "
+            "'superseded' or 'disputed'",
+        ),
+        (
+            "claims:\n  - id: Bad_Id\n    title: t\n    status: active\n",
+            "claims.yaml:2: claims[0].id: must be kebab-case (lowercase letters, digits, single "
+            "hyphens)",
+        ),
+        (
+            "claims:\n  - id: a\n    status: active\n",
+            "claims.yaml:2: claims[0].title: required field is missing",
+        ),
+        (
+            "claims:\n  - id: a\n    title: t\n    status: active\n    asserted: 2026-13-01\n",
+            "claims.yaml:5: claims[0].asserted: got '2026-13-01', expected a date as YYYY-MM-DD",
+        ),
+        (
+            "claims:\n  - id: a\n    title: t\n    status: active\n    facts:\n      ceiling: 0.9\n",
+            "claims.yaml:6: claims[0].facts.ceiling: unknown field",
+        ),
+        ("claims: [\n", "claims.yaml:2:1: YAML error: did not find expected node content"),
+        ("- a\n", "claims.yaml:1: registry must be a mapping with a `claims:` list"),
+    ],
+)
 def test_invalid_registry_stops_the_run(capsys, estate, content, error):
     write(estate / "claims.yaml", content)
     result = run_guards(capsys, "check", "--root", str(estate))
@@ -181,21 +222,31 @@ def test_duplicate_claim_id_stops_the_run(capsys, estate):
     text = "claims:\n" + "  - id: a\n    title: t\n    status: active\n" * 2
     write(estate / "claims.yaml", text)
     result = run_guards(capsys, "check", "--root", str(estate))
-    assert result.err == ("guards: error: claims.yaml:5: claims[1].id: duplicate id 'a' "
-                          "(first defined at line 2)\n")
+    assert result.err == (
+        "guards: error: claims.yaml:5: claims[1].id: duplicate id 'a' (first defined at line 2)\n"
+    )
 
 
-@pytest.mark.parametrize("config, error", [
-    ('composes = ["composes/*.yml"]\nnotse = []\n',
-     "guards.toml:2: unknown setting `notse` (known: claims, composes, exclude, ignore, "
-     "notes, rules, select)"),
-    ("composes = [\n", "guards.toml:2: invalid TOML: Invalid value at the end of the file"),
-    ('a = 1\n[x\n', "guards.toml:2:3: invalid TOML: Expected ']' at the end of a table "
-     "declaration"),
-    ("composes = 3\n", "guards.toml:1: `composes` must be a list of strings"),
-    ('claims = "registry/claims.yaml"\n',
-     "registry/claims.yaml: claims registry named by guards.toml does not exist"),
-])
+@pytest.mark.parametrize(
+    "config, error",
+    [
+        (
+            'composes = ["composes/*.yml"]\nnotse = []\n',
+            "guards.toml:2: unknown setting `notse` (known: claims, composes, exclude, ignore, "
+            "notes, rules, select)",
+        ),
+        ("composes = [\n", "guards.toml:2: invalid TOML: Invalid value at the end of the file"),
+        (
+            "a = 1\n[x\n",
+            "guards.toml:2:3: invalid TOML: Expected ']' at the end of a table declaration",
+        ),
+        ("composes = 3\n", "guards.toml:1: `composes` must be a list of strings"),
+        (
+            'claims = "registry/claims.yaml"\n',
+            "registry/claims.yaml: claims registry named by guards.toml does not exist",
+        ),
+    ],
+)
 def test_invalid_config_stops_the_run(capsys, estate, config, error):
     write(estate / "guards.toml", config)
     result = run_guards(capsys, "check", "--root", str(estate))
@@ -229,19 +280,23 @@ def test_root_must_be_a_directory(capsys, tmp_path):
 def test_unexpected_errors_exit_3_with_a_log(capsys, monkeypatch):
     def boom(estate, rules):
         raise RuntimeError("boom")
+
     monkeypatch.setattr("guards.suite.run", boom)
     result = run_guards(capsys, "check", "--root", str(CLEAN))
     assert result.code == 3
     assert result.err.startswith("guards: internal error: RuntimeError('boom') (details in ")
     log = result.err.rsplit("details in ", 1)[1].rstrip(")\n")
-    assert "Traceback" in open(log).read()
+    assert "Traceback" in Path(log).read_text()
     os.unlink(log)
 
 
 def test_bad_rule_option_names_the_config_line(capsys, estate):
-    write(estate / "guards.toml", 'composes = ["composes/*.yml"]\n\n[rules.required-fields]\n'
-          'caveats-unless = ["prod"]\n')
+    write(
+        estate / "guards.toml",
+        'composes = ["composes/*.yml"]\n\n[rules.required-fields]\ncaveats-unless = ["prod"]\n',
+    )
     result = run_guards(capsys, "check", "--root", str(estate))
     assert result.code == 2
-    assert result.err.startswith("guards: error: guards.toml:4: rules.required-fields."
-                                 "caveats-unless: unknown status 'prod'")
+    assert result.err.startswith(
+        "guards: error: guards.toml:4: rules.required-fields.caveats-unless: unknown status 'prod'"
+    )

@@ -20,6 +20,7 @@ def values(text, env=None):
 
 # -- vLLM, drafter built in the entrypoint ----------------------------------------------------
 
+
 def test_vllm_knobs_take_their_defaults_and_lines(fixture_text):
     found = knobs(fixture_text("composes/vllm-dflash.yml"))
     assert {k: (v.value, v.line, v.source) for k, v in found.items()} == {
@@ -48,8 +49,10 @@ def test_knob_keeps_raw_text_and_the_variables_that_control_it(fixture_text):
 
 
 def test_env_overlay_overrides_command_defaults(fixture_text):
-    found = knobs(fixture_text("composes/vllm-dflash.yml"),
-                  {"MAX_NUM_SEQS": "3", "GPU_MEMORY_UTILIZATION": "0.95", "CTX": "196608"})
+    found = knobs(
+        fixture_text("composes/vllm-dflash.yml"),
+        {"MAX_NUM_SEQS": "3", "GPU_MEMORY_UTILIZATION": "0.95", "CTX": "196608"},
+    )
     assert found["max_num_seqs"].value == "3"
     assert found["max_num_seqs"].from_env == ("MAX_NUM_SEQS",)
     assert found["gpu_memory_utilization"].value == "0.95"
@@ -79,6 +82,7 @@ def test_prefix_cache_default_that_is_a_flag_is_not_taken_as_a_value(fixture_tex
 
 # -- vLLM, literal --speculative-config in command: --------------------------------------------
 
+
 def test_literal_spec_config_bare_literals_and_inline_flag_values(fixture_text):
     found = values(fixture_text("composes/vllm-literal-spec.yml"))
     assert found["drafter_method"] == "mtp"
@@ -87,25 +91,29 @@ def test_literal_spec_config_bare_literals_and_inline_flag_values(fixture_text):
     assert found["gpu_memory_utilization"] == "0.88"
     assert found["kv_cache_dtype"] == "fp8"
     assert found["tensor_parallel_size"] == "8"
-    assert found["attention_backend"] == "FLASHINFER"   # from VLLM_ATTENTION_BACKEND
+    assert found["attention_backend"] == "FLASHINFER"  # from VLLM_ATTENTION_BACKEND
     assert found["gpus"] == "8"
 
 
 def test_literal_spec_config_follows_the_env_overlay(fixture_text):
-    assert values(fixture_text("composes/vllm-literal-spec.yml"),
-                  {"SPEC_N": "2"})["drafter_depth"] == "2"
+    assert (
+        values(fixture_text("composes/vllm-literal-spec.yml"), {"SPEC_N": "2"})["drafter_depth"]
+        == "2"
+    )
 
 
 def test_mapping_environment_and_bare_pass_through(fixture_text):
     service = parse_compose(fixture_text("composes/vllm-literal-spec.yml"), "c.yml").services[0]
     assert service.environment["HF_HUB_OFFLINE"].value == "0"
     assert service.environment["CUDA_VISIBLE_DEVICES"].value is None
-    overlaid = parse_compose(fixture_text("composes/vllm-literal-spec.yml"), "c.yml",
-                             {"CUDA_VISIBLE_DEVICES": "1"}).services[0]
+    overlaid = parse_compose(
+        fixture_text("composes/vllm-literal-spec.yml"), "c.yml", {"CUDA_VISIBLE_DEVICES": "1"}
+    ).services[0]
     assert overlaid.environment["CUDA_VISIBLE_DEVICES"].value == "1"
 
 
 # -- llama.cpp family ---------------------------------------------------------------------------
+
 
 def test_llamacpp_folded_command(fixture_text):
     found = knobs(fixture_text("composes/llamacpp-folded.yml"))
@@ -137,38 +145,47 @@ def test_ik_llama_inline_depth_mixed_cache_types_and_device_ids(fixture_text):
 
 
 def test_llamacpp_without_cache_flags_uses_the_engine_default():
-    text = ("services:\n  s:\n    image: ghcr.io/ggml-org/llama.cpp:server\n"
-            "    command: -m /m.gguf -c 4096\n")
+    text = (
+        "services:\n  s:\n    image: ghcr.io/ggml-org/llama.cpp:server\n"
+        "    command: -m /m.gguf -c 4096\n"
+    )
     kv = knobs(text)["kv_cache_dtype"]
     assert (kv.value, kv.source) == ("f16", "engine-default")
 
 
 # -- resolution failures are reported, not guessed -----------------------------------------------
 
+
 def test_unset_variable_without_default_is_unresolved():
-    text = ("services:\n  s:\n    image: vllm/vllm-openai\n"
-            "    command: [--max-model-len, '${CTX}']\n")
+    text = (
+        "services:\n  s:\n    image: vllm/vllm-openai\n    command: [--max-model-len, '${CTX}']\n"
+    )
     knob = knobs(text)["max_model_len"]
     assert knob.value is None
     assert knob.note == "CTX is unset and has no default"
 
 
 def test_required_variable_is_unresolved_with_its_message():
-    text = ("services:\n  s:\n    image: vllm/vllm-openai\n"
-            "    command: [--max-num-seqs, '${SEQS:?pick a concurrency}']\n")
+    text = (
+        "services:\n  s:\n    image: vllm/vllm-openai\n"
+        "    command: [--max-num-seqs, '${SEQS:?pick a concurrency}']\n"
+    )
     assert knobs(text)["max_num_seqs"].note == "required: pick a concurrency"
 
 
 def test_depth_variable_never_assigned_is_unresolved():
-    text = ("services:\n  s:\n    image: vllm/vllm-openai\n    entrypoint:\n      - bash\n"
-            "      - -c\n      - |\n        exec vllm serve --speculative-config "
-            "\"{\\\"method\\\":\\\"mtp\\\",\\\"num_speculative_tokens\\\":$$N}\"\n")
+    text = (
+        "services:\n  s:\n    image: vllm/vllm-openai\n    entrypoint:\n      - bash\n"
+        "      - -c\n      - |\n        exec vllm serve --speculative-config "
+        '"{\\"method\\":\\"mtp\\",\\"num_speculative_tokens\\":$$N}"\n'
+    )
     knob = knobs(text)["drafter_depth"]
     assert knob.value is None
     assert "never assigned" in knob.note
 
 
 # -- comments ---------------------------------------------------------------------------------
+
 
 def test_comment_lines_are_classified(fixture_text):
     compose = parse_compose(fixture_text("composes/vllm-dflash.yml"), "c.yml")
@@ -198,16 +215,20 @@ def test_top_level_extensions_are_kept(fixture_text):
 
 # -- bad input ----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text, message, line", [
-    ("", "empty compose file: no YAML content", 1),
-    ("# only a comment\n", "empty compose file: no YAML content", 1),
-    ("- a\n- b\n", "top level is not a mapping", 1),
-    ("version: '3'\nname: x\n", "no top-level `services:` mapping", 1),
-    ("services:\n  - a\n", "`services:` is not a mapping", 2),
-    ("services:\n  s: 3\n", "service `s` is not a mapping", 2),
-    ("services:\n  s:\n    image: ${X:-a\n", "interpolation: unclosed `${`", 3),
-    ("services:\n  s:\n    command: [\n", "YAML error", 4),
-])
+
+@pytest.mark.parametrize(
+    "text, message, line",
+    [
+        ("", "empty compose file: no YAML content", 1),
+        ("# only a comment\n", "empty compose file: no YAML content", 1),
+        ("- a\n- b\n", "top level is not a mapping", 1),
+        ("version: '3'\nname: x\n", "no top-level `services:` mapping", 1),
+        ("services:\n  - a\n", "`services:` is not a mapping", 2),
+        ("services:\n  s: 3\n", "service `s` is not a mapping", 2),
+        ("services:\n  s:\n    image: ${X:-a\n", "interpolation: unclosed `${`", 3),
+        ("services:\n  s:\n    command: [\n", "YAML error", 4),
+    ],
+)
 def test_bad_compose_raises_one_line_error_with_location(text, message, line):
     with pytest.raises(GuardsError) as caught:
         parse_compose(text, "bad.yml")
@@ -225,10 +246,13 @@ FUZZ_BASE = (FIXTURES / "composes" / "vllm-dflash.yml").read_text(encoding="utf-
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.integers(0, len(FUZZ_BASE) - 1), st.integers(0, 40),
-       st.text(alphabet="${}:-#'\"\n |>[]&*!%@`\\", max_size=6))
+@given(
+    st.integers(0, len(FUZZ_BASE) - 1),
+    st.integers(0, 40),
+    st.text(alphabet="${}:-#'\"\n |>[]&*!%@`\\", max_size=6),
+)
 def test_any_edit_parses_or_raises_a_located_error(at, cut, insert):
-    text = FUZZ_BASE[:at] + insert + FUZZ_BASE[at + cut:]
+    text = FUZZ_BASE[:at] + insert + FUZZ_BASE[at + cut :]
     try:
         compose = parse_compose(text, "fuzz.yml")
     except GuardsError as error:

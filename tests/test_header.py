@@ -43,8 +43,14 @@ def test_header_spans_the_leading_comment_block():
 def test_profile_fields_with_continuations_and_value_columns():
     header = parse()
     assert header.profile_line == 2
-    assert [f.key for f in header.fields] == ["Model", "Topology", "Drafter", "Max ctx",
-                                              "Caveats", "Status"]
+    assert [f.key for f in header.fields] == [
+        "Model",
+        "Topology",
+        "Drafter",
+        "Max ctx",
+        "Caveats",
+        "Status",
+    ]
     model = header.field("model")
     assert (model.line, model.end_line, model.column) == (3, 4, 16)
     assert model.value == "Qwen3.8-27B (AutoRound INT4 — 4-bit;\n~18 GiB, lm_head bf16)"
@@ -62,7 +68,8 @@ def test_field_with_only_nested_bullets_takes_them_as_its_value():
 def test_irregular_lines_are_notes_not_fields():
     header = parse()
     assert [(n.number, n.text.strip()) for n in header.notes] == [
-        (9, "a one-space-indented note inside the block")]
+        (9, "a one-space-indented note inside the block")
+    ]
     assert header.field("Max ctx").end_line == 8
 
 
@@ -91,7 +98,9 @@ def test_prose_sections_split_on_blank_lines_and_warning_lines():
 def test_flat_key_value_lines():
     flat = parse().flat
     assert [(f.key, f.value, f.line, f.column) for f in flat] == [
-        ("Requires-min-gpu-count", "2", 23, 27), ("Tensor-parallel", "2", 24, 20)]
+        ("Requires-min-gpu-count", "2", 23, 27),
+        ("Tensor-parallel", "2", 24, 20),
+    ]
     assert parse().flat_value("tensor-parallel").value == "2"
 
 
@@ -118,7 +127,7 @@ def test_status_enum_and_the_variation_selector():
     assert status_of("⚠️ Production w/ caveats") == "caveats"
     assert status_of("👁️ Preview") == "preview"
     assert status_of("🗑️ Deprecated") == "deprecated"
-    assert status_of("⚠ Production w/ caveats") is None          # bare U+26A0
+    assert status_of("⚠ Production w/ caveats") is None  # bare U+26A0
     assert missing_selector("⚠ Production w/ caveats") == "⚠️"
     assert missing_selector("⚠️ Production w/ caveats") is None
     assert status_of("Production") is None and missing_selector("Production") is None

@@ -14,8 +14,11 @@ def test_minimal_registry_and_defaults():
 
 
 def test_strings_are_accepted_where_lists_are_expected():
-    text = "claims:\n" + CLAIM.format(id="a", status="retracted") + (
-        "    match: one phrase\n    refs: '#1096'\n    applies_to: {model: qwen3.8-27b}\n")
+    text = (
+        "claims:\n"
+        + CLAIM.format(id="a", status="retracted")
+        + ("    match: one phrase\n    refs: '#1096'\n    applies_to: {model: qwen3.8-27b}\n")
+    )
     claim = parse(text, "claims.yaml").get("a")
     assert claim.match == ["one phrase"] and claim.refs == ["#1096"]
     assert claim.applies_to.model == ["qwen3.8-27b"] and claim.is_withdrawn
@@ -31,14 +34,21 @@ def test_empty_file_is_an_empty_registry():
     assert parse("# nothing yet\n", "claims.yaml").claims == ()
 
 
-@pytest.mark.parametrize("tail, message", [
-    ("    superseded_by: b\n", "claims.yaml:5: claims[0].superseded_by: unknown claim id 'b'"),
-    ("    facts:\n      gpu_memory_utilization_max: 1.5\n",
-     "claims.yaml:6: claims[0].facts.gpu_memory_utilization_max: input should be less than or "
-     "equal to 1 (got 1.5)"),
-    ("    facts:\n      drafter_depth_max: [{method: mtp}]\n",
-     "claims.yaml:6: claims[0].facts.drafter_depth_max[0].depth: required field is missing"),
-])
+@pytest.mark.parametrize(
+    "tail, message",
+    [
+        ("    superseded_by: b\n", "claims.yaml:5: claims[0].superseded_by: unknown claim id 'b'"),
+        (
+            "    facts:\n      gpu_memory_utilization_max: 1.5\n",
+            "claims.yaml:6: claims[0].facts.gpu_memory_utilization_max: input should be less than or "
+            "equal to 1 (got 1.5)",
+        ),
+        (
+            "    facts:\n      drafter_depth_max: [{method: mtp}]\n",
+            "claims.yaml:6: claims[0].facts.drafter_depth_max[0].depth: required field is missing",
+        ),
+    ],
+)
 def test_invalid_claims_name_the_line_and_field(tail, message):
     with pytest.raises(GuardsError) as caught:
         parse("claims:\n" + CLAIM.format(id="a", status="active") + tail, "claims.yaml")

@@ -64,16 +64,17 @@ def test_documented_examples(rule, tmp_path):
     for part in ("Why:", "Bad:", "Good:"):
         assert part in rule.doc
     assert run_rule(rule, example(rule, "Bad"), tmp_path / "bad"), f"{rule.id}: Bad passes"
-    assert run_rule(rule, example(rule, "Good"), tmp_path / "good") == [], \
+    assert run_rule(rule, example(rule, "Good"), tmp_path / "good") == [], (
         f"{rule.id}: Good example fails"
+    )
 
 
 def test_selection_by_id_prefix_name_and_family():
-    assert [r.id for r in select(RULES, ["S00"], [])] == [r.id for r in RULES if
-                                                          r.id.startswith("S00")]
+    assert [r.id for r in select(RULES, ["S00"], [])] == [
+        r.id for r in RULES if r.id.startswith("S00")
+    ]
     assert [r.id for r in select(RULES, ["status-enum"], [])] == ["S002"]
-    assert [r.id for r in select(RULES, ["schema"], ["S002"])] == ["S001", "S003", "S004",
-                                                                    "S005"]
+    assert [r.id for r in select(RULES, ["schema"], ["S002"])] == ["S001", "S003", "S004", "S005"]
     assert [r.id for r in select(RULES, ["C"], [])] == ["C001", "C002", "C003", "C004"]
     assert find(RULES, "required-fields").id == "S003"
 
@@ -87,8 +88,8 @@ def test_required_fields_options(tmp_path):
         config = Config(root=tmp_path, rules={"required-fields": options})
         estate = Estate(tmp_path, config, empty(), composes=[compose])
         return [f.message for f in rule.check(compose, Context(estate))]
-    assert messages({"fields": ["Model"]}) == [
-        "profile block has no Caveats field (Status is ⚠️)"]
+
+    assert messages({"fields": ["Model"]}) == ["profile block has no Caveats field (Status is ⚠️)"]
     assert messages({"fields": ["Model"], "caveats-unless": ["caveats"]}) == []
     with pytest.raises(guards.errors.GuardsError, match="unknown status 'prod'"):
         messages({"caveats-unless": ["prod"]})

@@ -11,7 +11,7 @@ from guards.config import Config, load_config
 from guards.estate import Estate, load_estate
 from guards.notes import parse_note
 from guards.registry import load
-from guards.rules import find, all_rules
+from guards.rules import all_rules, find
 from guards.suite import run
 
 from .cli_helpers import run_guards
@@ -34,9 +34,11 @@ def snippet_target(snippet):
         return parse_note(text, "learnings/snippet.md")
     if snippet["kind"] == "compose-header":
         return parse_compose(text + BODY, "composes/snippet.yml")
-    script = textwrap.indent(text + "exec vllm serve \"$$@\"\n", " " * 8)
-    return parse_compose(BODY + "    entrypoint:\n      - bash\n      - -c\n      - |\n" + script,
-                         "composes/snippet.yml")
+    script = textwrap.indent(text + 'exec vllm serve "$$@"\n', " " * 8)
+    return parse_compose(
+        BODY + "    entrypoint:\n      - bash\n      - -c\n      - |\n" + script,
+        "composes/snippet.yml",
+    )
 
 
 def predicted_stale(snippet):
@@ -60,12 +62,15 @@ def test_precision_and_recall_on_labelled_snippets():
         outcome[key].append(snippet["id"])
     tp, fp, fn = len(outcome["tp"]), len(outcome["fp"]), len(outcome["fn"])
     precision, recall = tp / (tp + fp), tp / (tp + fn)
-    print(f"\nstale-claim on {len(SNIPPETS)} snippets: precision {precision:.3f}, "
-          f"recall {recall:.3f}; false positives {outcome['fp']}, misses {outcome['fn']}")
+    print(
+        f"\nstale-claim on {len(SNIPPETS)} snippets: precision {precision:.3f}, "
+        f"recall {recall:.3f}; false positives {outcome['fp']}, misses {outcome['fn']}"
+    )
     assert outcome["fp"] == [] and outcome["fn"] == []
 
 
 # -- the incident ---------------------------------------------------------------------------
+
 
 def test_incident_gives_exactly_20_stale_findings_and_none_for_the_note():
     estate = load_estate(load_config(INCIDENT))
@@ -79,14 +84,26 @@ def test_incident_gives_exactly_20_stale_findings_and_none_for_the_note():
 
 
 FIRST_LINES = {  # where each copy starts, read off the fixture by hand
-    "single/fast": 12, "single/max": 21, "single/superfast": 25, "single/ultrafast": 12,
-    "dual/fast": 29, "dual/max": 18,            # dual/max: split by an unrelated line
-    "dual/superfast": 22, "dual/ultrafast": 31,
-    "dual/supermax": 26,                        # the two-line excerpt
-    "dual/ultramax": 25,                        # after a bullet that ends "SPEC_N=0 mitigates."
-    "multi4/fast": 12, "multi4/max": 22, "multi4/ultrafast": 29, "multi4/supermax": 12,
-    "multi4/ultramax": 18, "multi8/fast": 31, "multi8/max": 22, "multi8/ultrafast": 12,
-    "multi8/supermax": 29, "multi8/ultramax": 25,
+    "single/fast": 12,
+    "single/max": 21,
+    "single/superfast": 25,
+    "single/ultrafast": 12,
+    "dual/fast": 29,
+    "dual/max": 18,  # dual/max: split by an unrelated line
+    "dual/superfast": 22,
+    "dual/ultrafast": 31,
+    "dual/supermax": 26,  # the two-line excerpt
+    "dual/ultramax": 25,  # after a bullet that ends "SPEC_N=0 mitigates."
+    "multi4/fast": 12,
+    "multi4/max": 22,
+    "multi4/ultrafast": 29,
+    "multi4/supermax": 12,
+    "multi4/ultramax": 18,
+    "multi8/fast": 31,
+    "multi8/max": 22,
+    "multi8/ultrafast": 12,
+    "multi8/supermax": 29,
+    "multi8/ultramax": 25,
 }
 
 
@@ -97,15 +114,17 @@ def test_incident_findings_point_at_the_first_line_of_each_copy():
 
 
 def test_incident_message_carries_date_reason_and_replacement(capsys):
-    result = run_guards(capsys, "check", "--root", str(INCIDENT), "--select", "C001",
-                        "--format", "json")
+    result = run_guards(
+        capsys, "check", "--root", str(INCIDENT), "--select", "C001", "--format", "json"
+    )
     first = yaml.safe_load(result.out)["findings"][0]
-    assert first["message"] == ("repeats withdrawn claim decode-cliff-1096 (lines 29-32), "
-                                "retracted 2026-09-08: A harness artefact, not an engine "
-                                "property.")
+    assert first["message"] == (
+        "repeats withdrawn claim decode-cliff-1096 (lines 29-32), "
+        "retracted 2026-09-08: A harness artefact, not an engine "
+        "property."
+    )
     assert first["hint"].startswith("say instead: There is no context-triggered cliff.")
     assert first["claim"] == "decode-cliff-1096"
-
 
 
 def test_registry_still_active_while_the_note_retracts_it(incident):
@@ -119,8 +138,9 @@ def test_registry_still_active_while_the_note_retracts_it(incident):
 
 
 def test_old_claim_quoted_inside_a_retracted_callout_is_not_stale(incident):
-    shutil.copy(FIXTURES / "composes" / "retracted-callout.yml",
-                incident / "composes" / "callout.yml")
+    shutil.copy(
+        FIXTURES / "composes" / "retracted-callout.yml", incident / "composes" / "callout.yml"
+    )
     estate = load_estate(load_config(incident))
     paths = {f.path for f in findings(estate, STALE)}
     assert "composes/callout.yml" not in paths and len(paths) == 20
@@ -131,13 +151,17 @@ def test_same_wording_outside_the_callout_is_stale(incident):
     marker = "# ⚠️ RETRACTED 2026-09-08 (claim:decode-cliff-1096)."
     assert marker in callout
     (incident / "composes" / "callout.yml").write_text(
-        callout.replace(marker, "# ⚠️ Known issue (claim:decode-cliff-1096)."), encoding="utf-8")
+        callout.replace(marker, "# ⚠️ Known issue (claim:decode-cliff-1096)."), encoding="utf-8"
+    )
     estate = load_estate(load_config(incident))
     assert "composes/callout.yml" in {f.path for f in findings(estate, STALE)}
 
 
 def test_unrelated_decode_prose_is_not_flagged():
-    note = parse_note("# Decode\n\nDecode gets slower as context grows — attention cost, "
-                      "expected.\nPrefill of a 90K prompt takes ~25 s.\n", "learnings/x.md")
+    note = parse_note(
+        "# Decode\n\nDecode gets slower as context grows — attention cost, "
+        "expected.\nPrefill of a 90K prompt takes ~25 s.\n",
+        "learnings/x.md",
+    )
     estate = Estate(Path("."), Config(root=Path(".")), REGISTRY, notes=[note])
     assert findings(estate, STALE) == []

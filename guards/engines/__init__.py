@@ -17,8 +17,8 @@ UNKNOWN = "unknown"
 
 @dataclass(frozen=True)
 class Token:
-    text: str                      # value after interpolation
-    raw: str                       # as written in the file
+    text: str  # value after interpolation
+    raw: str  # as written in the file
     line: int
     column: int
     variables: tuple[str, ...] = ()
@@ -35,11 +35,11 @@ class Knob:
     """One effective setting: its value, where it is set, and what controls it."""
 
     name: str
-    value: str | None              # None: could not be resolved (see ``note``)
+    value: str | None  # None: could not be resolved (see ``note``)
     raw: str
     line: int
     column: int
-    source: str                    # "command" | "entrypoint" | "image" | "environment"
+    source: str  # "command" | "entrypoint" | "image" | "environment"
     flag: str | None = None
     variables: tuple[str, ...] = ()
     from_env: tuple[str, ...] = ()
@@ -92,8 +92,9 @@ def split_flags(tokens: list[Token], takes_value: set[str]) -> list[Flag]:
 
 
 def _part(token: Token, text: str) -> Token:
-    return Token(text, token.raw, token.line, token.column, token.variables, token.from_env,
-                 token.unresolved)
+    return Token(
+        text, token.raw, token.line, token.column, token.variables, token.from_env, token.unresolved
+    )
 
 
 def knob_from(name: str, flag: Flag, source: str = "command") -> Knob:
@@ -103,5 +104,15 @@ def knob_from(name: str, flag: Flag, source: str = "command") -> Knob:
     note = None
     if token.unresolved:
         value, note = None, "; ".join(u.reason for u in token.unresolved)
-    return Knob(name, value, token.raw, token.line, token.column, source, flag.name,
-                token.variables, token.from_env, note)
+    return Knob(
+        name,
+        value,
+        token.raw,
+        token.line,
+        token.column,
+        source,
+        flag.name,
+        token.variables,
+        token.from_env,
+        note,
+    )

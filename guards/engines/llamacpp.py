@@ -13,23 +13,57 @@ from ..script import Script
 from . import Flag, Knob, Token, knob_from, split_flags
 
 FLAGS = {
-    "-c": "max_model_len", "--ctx-size": "max_model_len",
-    "-np": "max_num_seqs", "--parallel": "max_num_seqs",
-    "-ctk": "cache_type_k", "--cache-type-k": "cache_type_k",
-    "-ctv": "cache_type_v", "--cache-type-v": "cache_type_v",
-    "-ts": "tensor_split", "--tensor-split": "tensor_split",
-    "-sm": "split_mode", "--split-mode": "split_mode",
-    "-fa": "flash_attn", "--flash-attn": "flash_attn",
-    "-m": "model", "--model": "model",
-    "-md": "draft_model", "--model-draft": "draft_model", "--spec-draft-model": "draft_model",
+    "-c": "max_model_len",
+    "--ctx-size": "max_model_len",
+    "-np": "max_num_seqs",
+    "--parallel": "max_num_seqs",
+    "-ctk": "cache_type_k",
+    "--cache-type-k": "cache_type_k",
+    "-ctv": "cache_type_v",
+    "--cache-type-v": "cache_type_v",
+    "-ts": "tensor_split",
+    "--tensor-split": "tensor_split",
+    "-sm": "split_mode",
+    "--split-mode": "split_mode",
+    "-fa": "flash_attn",
+    "--flash-attn": "flash_attn",
+    "-m": "model",
+    "--model": "model",
+    "-md": "draft_model",
+    "--model-draft": "draft_model",
+    "--spec-draft-model": "draft_model",
     "--alias": "served_model_name",
-    "-ngl": "n_gpu_layers", "--n-gpu-layers": "n_gpu_layers",
+    "-ngl": "n_gpu_layers",
+    "--n-gpu-layers": "n_gpu_layers",
 }
 DEPTH_FLAGS = ("--spec-draft-n-max", "--draft-max", "--draft-n-max", "--draft")
-TAKES_VALUE = set(FLAGS) | set(DEPTH_FLAGS) | {
-    "--spec-type", "--host", "--port", "-b", "-ub", "-t", "-ot", "-devd", "-ngld", "--temp",
-    "--top-p", "--top-k", "--min-p", "--reasoning", "--reasoning-format", "--repeat-penalty",
-    "--repeat-last-n", "--moe-cache", "--fit", "--batch-size", "--ubatch-size"}
+TAKES_VALUE = (
+    set(FLAGS)
+    | set(DEPTH_FLAGS)
+    | {
+        "--spec-type",
+        "--host",
+        "--port",
+        "-b",
+        "-ub",
+        "-t",
+        "-ot",
+        "-devd",
+        "-ngld",
+        "--temp",
+        "--top-p",
+        "--top-k",
+        "--min-p",
+        "--reasoning",
+        "--reasoning-format",
+        "--repeat-penalty",
+        "--repeat-last-n",
+        "--moe-cache",
+        "--fit",
+        "--batch-size",
+        "--ubatch-size",
+    }
+)
 DEFAULT_CACHE_TYPE = "f16"
 
 
@@ -48,8 +82,15 @@ def knobs(tokens: list[Token], script: Script | None, service_line: int) -> dict
 def _kv(found: dict[str, Knob], service_line: int) -> Knob:
     k, v = found.get("cache_type_k"), found.get("cache_type_v")
     if k is None and v is None:
-        return Knob("kv_cache_dtype", DEFAULT_CACHE_TYPE, "", service_line, 1, "engine-default",
-                    note="no -ctk/-ctv: llama.cpp caches K and V as f16")
+        return Knob(
+            "kv_cache_dtype",
+            DEFAULT_CACHE_TYPE,
+            "",
+            service_line,
+            1,
+            "engine-default",
+            note="no -ctk/-ctv: llama.cpp caches K and V as f16",
+        )
     first = k or v
     assert first is not None
     k_value = k.value if k else DEFAULT_CACHE_TYPE
@@ -59,8 +100,18 @@ def _kv(found: dict[str, Knob], service_line: int) -> Knob:
         value = None
     variables = tuple(dict.fromkeys((k.variables if k else ()) + (v.variables if v else ())))
     from_env = tuple(dict.fromkeys((k.from_env if k else ()) + (v.from_env if v else ())))
-    return Knob("kv_cache_dtype", value, first.raw, first.line, first.column, "command",
-                first.flag, variables, from_env, first.note)
+    return Knob(
+        "kv_cache_dtype",
+        value,
+        first.raw,
+        first.line,
+        first.column,
+        "command",
+        first.flag,
+        variables,
+        from_env,
+        first.note,
+    )
 
 
 def _drafter(flags: list[Flag], found: dict[str, Knob], script: Script | None) -> dict[str, Knob]:
@@ -77,25 +128,56 @@ def _drafter(flags: list[Flag], found: dict[str, Knob], script: Script | None) -
         inline = re.search(r"(?:^|,)n_max=([^,]*)", params)
         if inline:
             inline_depth = inline.group(1)
-        out["drafter_method"] = Knob("drafter_method", method or None, method_knob.raw,
-                                     method_knob.line, method_knob.column, "command",
-                                     "--spec-type", method_knob.variables, method_knob.from_env,
-                                     method_knob.note)
+        out["drafter_method"] = Knob(
+            "drafter_method",
+            method or None,
+            method_knob.raw,
+            method_knob.line,
+            method_knob.column,
+            "command",
+            "--spec-type",
+            method_knob.variables,
+            method_knob.from_env,
+            method_knob.note,
+        )
     else:
-        draft = found["draft_model"] if "draft_model" in found else None
-        out["drafter_method"] = Knob("drafter_method", "draft_model", draft.raw if draft else "",
-                                     draft.line if draft else 0, 1, "command", "-md")
+        draft = found.get("draft_model")
+        out["drafter_method"] = Knob(
+            "drafter_method",
+            "draft_model",
+            draft.raw if draft else "",
+            draft.line if draft else 0,
+            1,
+            "command",
+            "-md",
+        )
     if depth_flag is not None:
         depth = knob_from("drafter_depth", depth_flag)
     elif spec_type is not None and inline_depth is not None:
         base = knob_from("drafter_depth", spec_type)
-        depth = Knob("drafter_depth", inline_depth if base.value is not None else None,
-                     base.raw, base.line, base.column, "command", "--spec-type",
-                     base.variables, base.from_env, base.note)
+        depth = Knob(
+            "drafter_depth",
+            inline_depth if base.value is not None else None,
+            base.raw,
+            base.line,
+            base.column,
+            "command",
+            "--spec-type",
+            base.variables,
+            base.from_env,
+            base.note,
+        )
     else:
         anchor = out["drafter_method"]
-        depth = Knob("drafter_depth", None, "", anchor.line, anchor.column, "command",
-                     note="no --spec-draft-n-max: the engine's default depth applies")
+        depth = Knob(
+            "drafter_depth",
+            None,
+            "",
+            anchor.line,
+            anchor.column,
+            "command",
+            note="no --spec-draft-n-max: the engine's default depth applies",
+        )
     out["drafter_depth"] = _switched_off(depth, script)
     return out
 
@@ -110,6 +192,15 @@ def _switched_off(depth: Knob, script: Script | None) -> Knob:
     if state.value != "0":
         return depth
     line = state.line
-    return Knob("drafter_depth", "0", state.raw, line.number if line else depth.line,
-                depth.column, "entrypoint", depth.flag, state.variables, state.from_env,
-                "the entrypoint removes the drafter flags (SPEC_N=0)")
+    return Knob(
+        "drafter_depth",
+        "0",
+        state.raw,
+        line.number if line else depth.line,
+        depth.column,
+        "entrypoint",
+        depth.flag,
+        state.variables,
+        state.from_env,
+        "the entrypoint removes the drafter flags (SPEC_N=0)",
+    )

@@ -22,13 +22,22 @@ FLAGS = {
     "-q": "quantization",
 }
 # Flags known to take exactly one value; other flags take the non-flag tokens that follow.
-TAKES_VALUE = (set(FLAGS) | {"--speculative-config", "--host", "--port", "--chat-template",
-               "--reasoning-parser", "--tool-call-parser", "--default-chat-template-kwargs",
-               "--override-generation-config", "--long-prefill-token-threshold"})
+TAKES_VALUE = set(FLAGS) | {
+    "--speculative-config",
+    "--host",
+    "--port",
+    "--chat-template",
+    "--reasoning-parser",
+    "--tool-call-parser",
+    "--default-chat-template-kwargs",
+    "--override-generation-config",
+    "--long-prefill-token-threshold",
+}
 
 
-def knobs(tokens: list[Token], script: Script | None,
-          environment: dict[str, EnvEntry]) -> dict[str, Knob]:
+def knobs(
+    tokens: list[Token], script: Script | None, environment: dict[str, EnvEntry]
+) -> dict[str, Knob]:
     flags = split_flags(tokens, TAKES_VALUE)
     found: dict[str, Knob] = {}
     for flag in flags:
@@ -40,12 +49,22 @@ def knobs(tokens: list[Token], script: Script | None,
         found["served_model_name"] = knob_from("served_model_name", served)
     if "model" not in found and tokens and not tokens[0].is_flag:
         first = tokens[0]
-        found["model"] = Knob("model", first.text, first.raw, first.line, first.column,
-                              "command", None, first.variables, first.from_env)
+        found["model"] = Knob(
+            "model",
+            first.text,
+            first.raw,
+            first.line,
+            first.column,
+            "command",
+            None,
+            first.variables,
+            first.from_env,
+        )
     entry = environment.get("VLLM_ATTENTION_BACKEND")
     if "attention_backend" not in found and entry is not None and entry.value:
-        found["attention_backend"] = Knob("attention_backend", entry.value, entry.value,
-                                          entry.line, 1, "environment")
+        found["attention_backend"] = Knob(
+            "attention_backend", entry.value, entry.value, entry.line, 1, "environment"
+        )
     found.update(_drafter(flags, script))
     return found
 
@@ -58,20 +77,43 @@ def _drafter(flags: list[Flag], script: Script | None) -> dict[str, Knob]:
     if config is None:
         return {}
     line = config.line
-    method = Knob("drafter_method", config.method, line.raw.strip(), line.number, 1,
-                  "entrypoint", "--speculative-config")
+    method = Knob(
+        "drafter_method",
+        config.method,
+        line.raw.strip(),
+        line.number,
+        1,
+        "entrypoint",
+        "--speculative-config",
+    )
     name = variable_name(config.depth)
     if name is None:
-        depth = Knob("drafter_depth", config.depth or None, config.depth, line.number, 1,
-                     "entrypoint", "--speculative-config",
-                     note=None if config.depth else "num_speculative_tokens is not set")
+        depth = Knob(
+            "drafter_depth",
+            config.depth or None,
+            config.depth,
+            line.number,
+            1,
+            "entrypoint",
+            "--speculative-config",
+            note=None if config.depth else "num_speculative_tokens is not set",
+        )
         return {"drafter_method": method, "drafter_depth": depth}
     assert script is not None
     evaluated = script.evaluate(name)
     where = evaluated.line or line
-    depth = Knob("drafter_depth", evaluated.value, evaluated.raw or config.depth, where.number,
-                 _column(where), "entrypoint", "--speculative-config", evaluated.variables,
-                 evaluated.from_env, evaluated.note)
+    depth = Knob(
+        "drafter_depth",
+        evaluated.value,
+        evaluated.raw or config.depth,
+        where.number,
+        _column(where),
+        "entrypoint",
+        "--speculative-config",
+        evaluated.variables,
+        evaluated.from_env,
+        evaluated.note,
+    )
     return {"drafter_method": method, "drafter_depth": depth}
 
 
@@ -80,10 +122,19 @@ def _from_command(flag: Flag) -> dict[str, Knob]:
     assert token is not None
     method, depth = parse_spec_payload(token.text)
     note = "; ".join(u.reason for u in token.unresolved) or None
-    common = dict(raw=token.raw, line=token.line, column=token.column, source="command",
-                  flag=flag.name, variables=token.variables, from_env=token.from_env)
-    return {"drafter_method": Knob("drafter_method", method, **common),
-            "drafter_depth": Knob("drafter_depth", depth or None, note=note, **common)}
+    common = dict(
+        raw=token.raw,
+        line=token.line,
+        column=token.column,
+        source="command",
+        flag=flag.name,
+        variables=token.variables,
+        from_env=token.from_env,
+    )
+    return {
+        "drafter_method": Knob("drafter_method", method, **common),
+        "drafter_depth": Knob("drafter_depth", depth or None, note=note, **common),
+    }
 
 
 def _column(line: ScriptLine) -> int:
@@ -97,5 +148,12 @@ def kv_dtype(kv: str | None, dtype: str | None) -> str | None:
     kv = kv.lower()
     if kv == "auto":
         kv = (dtype or "auto").lower()
-    return {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "fp8": "fp8_e4m3",
-            "fp8_e4m3": "fp8_e4m3", "fp8_e5m2": "fp8_e5m2", "float32": "fp32"}.get(kv, kv)
+    return {
+        "bfloat16": "bf16",
+        "float16": "fp16",
+        "half": "fp16",
+        "fp8": "fp8_e4m3",
+        "fp8_e4m3": "fp8_e4m3",
+        "fp8_e5m2": "fp8_e5m2",
+        "float32": "fp32",
+    }.get(kv, kv)

@@ -9,8 +9,9 @@ from . import all_findings, summarize
 def render(results: list[CheckResult], files: int, verbose: bool = False) -> str:
     lines = []
     for finding in all_findings(results):
-        lines.append(f"{finding.path}:{finding.line}:{finding.column}: {finding.rule} "
-                     f"{finding.message}")
+        lines.append(
+            f"{finding.path}:{finding.line}:{finding.column}: {finding.rule} {finding.message}"
+        )
         if verbose and finding.hint:
             lines.append(f"    hint: {finding.hint}")
     summary = summarize(results, files)

@@ -8,8 +8,9 @@ rule. A check is one rule applied to one target; it passes when it yields no fin
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 from ..errors import GuardsError
 from ..findings import Finding, Severity
@@ -22,21 +23,30 @@ if TYPE_CHECKING:
 class Rule:
     id: str
     name: str
-    family: str            # "schema" | "claims" | "knobs" | "drift" | "regen"
-    targets: tuple[str, ...]   # any of "compose", "note", "claim"
+    family: str  # "schema" | "claims" | "knobs" | "drift" | "regen"
+    targets: tuple[str, ...]  # any of "compose", "note", "claim"
     severity: Severity
     summary: str
-    check: Callable[[Any, "Context"], Iterable[Finding] | None]
+    check: Callable[[Any, Context], Iterable[Finding] | None]
     doc: str
 
-    def at(self, path: str, line: int, column: int, message: str, *, hint: str | None = None,
-           claim: str | None = None, knob: str | None = None) -> Finding:
+    def at(
+        self,
+        path: str,
+        line: int,
+        column: int,
+        message: str,
+        *,
+        hint: str | None = None,
+        claim: str | None = None,
+        knob: str | None = None,
+    ) -> Finding:
         return Finding(self.id, self.severity, path, line, column, message, hint, claim, knob)
 
 
 @dataclass(frozen=True)
 class Context:
-    estate: "Estate"
+    estate: Estate
 
     def options(self, rule: Rule) -> dict[str, Any]:
         return self.estate.config.options(rule.id, rule.name)
@@ -58,7 +68,7 @@ def summary(text: str, limit: int = 200) -> str:
     if len(out) <= limit:
         return out
     cut = max(out.rfind(mark, 0, limit) for mark in (" — ", "; ", ", "))
-    return (out[:cut] if cut > 0 else out[:limit - 1]).rstrip(" ,;—") + "…"
+    return (out[:cut] if cut > 0 else out[: limit - 1]).rstrip(" ,;—") + "…"
 
 
 def provenance(knob: Any) -> str:
@@ -68,25 +78,54 @@ def provenance(knob: Any) -> str:
     return ""
 
 
-def number_option(context: "Context", rule: Rule, key: str, default: float) -> float:
+def number_option(context: Context, rule: Rule, key: str, default: float) -> float:
     value = context.options(rule).get(key, default)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         config = context.estate.config
-        raise GuardsError(f"rules.{rule.name}.{key} must be a number", config.source,
-                          config.line_of(key))
+        raise GuardsError(
+            f"rules.{rule.name}.{key} must be a number", config.source, config.line_of(key)
+        )
     return float(value)
 
 
 def all_rules() -> list[Rule]:
-    from . import (comment_default, drafter_depth, duplicate_field, empty_field, flat_drift,
-                   gpu_accounting, header_drift, header_present, max_num_seqs, registry_drift,
-                   required_fields, retraction_incomplete, stale_claim, status_enum,
-                   unknown_claim, utilisation_ceiling)
-    return [header_present.RULE, status_enum.RULE, required_fields.RULE, empty_field.RULE,
-            duplicate_field.RULE, stale_claim.RULE, registry_drift.RULE, unknown_claim.RULE,
-            retraction_incomplete.RULE, utilisation_ceiling.RULE, max_num_seqs.RULE,
-            drafter_depth.RULE, gpu_accounting.RULE, header_drift.RULE, comment_default.RULE,
-            flat_drift.RULE]
+    from . import (
+        comment_default,
+        drafter_depth,
+        duplicate_field,
+        empty_field,
+        flat_drift,
+        gpu_accounting,
+        header_drift,
+        header_present,
+        max_num_seqs,
+        registry_drift,
+        required_fields,
+        retraction_incomplete,
+        stale_claim,
+        status_enum,
+        unknown_claim,
+        utilisation_ceiling,
+    )
+
+    return [
+        header_present.RULE,
+        status_enum.RULE,
+        required_fields.RULE,
+        empty_field.RULE,
+        duplicate_field.RULE,
+        stale_claim.RULE,
+        registry_drift.RULE,
+        unknown_claim.RULE,
+        retraction_incomplete.RULE,
+        utilisation_ceiling.RULE,
+        max_num_seqs.RULE,
+        drafter_depth.RULE,
+        gpu_accounting.RULE,
+        header_drift.RULE,
+        comment_default.RULE,
+        flat_drift.RULE,
+    ]
 
 
 def select(rules: list[Rule], chosen: Iterable[str], ignored: Iterable[str]) -> list[Rule]:

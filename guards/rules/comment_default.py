@@ -40,11 +40,16 @@ from ..findings import Finding, Severity
 from . import Context, Rule
 
 VAR = r"[A-Z][A-Z0-9_]{2,}"
-TABLE_ROW = re.compile(rf"^\s*(?P<vars>{VAR}(?:\s*/\s*{VAR})*)\s{{2,}}.*?"
-                       r"\(defaults?:\s*(?P<values>[^)]*)\)")
+TABLE_ROW = re.compile(
+    rf"^\s*(?P<vars>{VAR}(?:\s*/\s*{VAR})*)\s{{2,}}.*?"
+    r"\(defaults?:\s*(?P<values>[^)]*)\)"
+)
 VAR_DEFAULT = re.compile(rf"\b(?P<var>{VAR})\s+default\s+(?P<value>[^\s;,)]+)")
-SHIPPED = re.compile(r"\b(?P<name>[A-Za-z_][\w-]*)\s*(?:=|\bis\b)\s*(?P<value>[\w.]+)\s*"
-                     r"\((?:the\s+)?shipped default\)", re.IGNORECASE)
+SHIPPED = re.compile(
+    r"\b(?P<name>[A-Za-z_][\w-]*)\s*(?:=|\bis\b)\s*(?P<value>[\w.]+)\s*"
+    r"\((?:the\s+)?shipped default\)",
+    re.IGNORECASE,
+)
 SHIPS = re.compile(rf"\b(?P<var>{VAR})\b.*?\bSHIPS\s+(?P<value>ON|OFF)\b")
 RANGE = re.compile(r"^\d[\d.,]*\s*[-–]\s*\d")
 OFF = {"0", "false", "off", "no", ""}
@@ -52,10 +57,10 @@ OFF = {"0", "false", "off", "no", ""}
 
 @dataclass(frozen=True)
 class Statement:
-    subject: str      # a variable name or a knob name
+    subject: str  # a variable name or a knob name
     value: str
-    column: int       # 0-based in the comment text
-    truthy: bool = False   # SHIPS ON/OFF compares on/off, not the literal value
+    column: int  # 0-based in the comment text
+    truthy: bool = False  # SHIPS ON/OFF compares on/off, not the literal value
 
 
 def statements(text: str) -> list[Statement]:
@@ -66,13 +71,22 @@ def statements(text: str) -> list[Statement]:
         values = [v.strip() for v in row.group("values").split(" / ")]
         if len(values) < len(names):
             values = [row.group("values")] * len(names)
-        found += [Statement(n, _first(v), row.start("values")) for n, v in zip(names, values)]
-    found += [Statement(m.group("var"), m.group("value"), m.start("value"))
-              for m in VAR_DEFAULT.finditer(text)]
-    found += [Statement(m.group("name"), m.group("value"), m.start("value"))
-              for m in SHIPPED.finditer(text)]
-    found += [Statement(m.group("var"), m.group("value").lower(), m.start("value"), True)
-              for m in SHIPS.finditer(text)]
+        found += [
+            Statement(n, _first(v), row.start("values"))
+            for n, v in zip(names, values, strict=False)
+        ]
+    found += [
+        Statement(m.group("var"), m.group("value"), m.start("value"))
+        for m in VAR_DEFAULT.finditer(text)
+    ]
+    found += [
+        Statement(m.group("name"), m.group("value"), m.start("value"))
+        for m in SHIPPED.finditer(text)
+    ]
+    found += [
+        Statement(m.group("var"), m.group("value").lower(), m.start("value"), True)
+        for m in SHIPS.finditer(text)
+    ]
     return found
 
 
@@ -82,8 +96,11 @@ def _first(value: str) -> str:
 
 def check(compose: Compose, context: Context) -> list[Finding] | None:
     sites = variable_defaults(compose)
-    knobs = {name.replace("_", "-"): knob for service in compose.shipped
-             for name, knob in service.knobs.items()}
+    knobs = {
+        name.replace("_", "-"): knob
+        for service in compose.shipped
+        for name, knob in service.knobs.items()
+    }
     findings = []
     for comment in compose.comments:
         for statement in statements(comment.text):
@@ -111,10 +128,15 @@ def _judge(compose, comment, statement: Statement, sites: dict[str, list[Site]],
     if any(_same(stated, v, statement.truthy) for v in values):
         return None
     said = f"SHIPS {stated.upper()}" if statement.truthy else f"the default is {stated}"
-    return RULE.at(compose.path, comment.line, comment.column + 1 + statement.column,
-                   f"comment says {statement.subject}: {said} (line {comment.line}), but the "
-                   f"compose sets {shown}", knob=statement.subject,
-                   hint="fix the comment, or the default it describes")
+    return RULE.at(
+        compose.path,
+        comment.line,
+        comment.column + 1 + statement.column,
+        f"comment says {statement.subject}: {said} (line {comment.line}), but the "
+        f"compose sets {shown}",
+        knob=statement.subject,
+        hint="fix the comment, or the default it describes",
+    )
 
 
 def _value_like(stated: str, actual: set[str]) -> bool:
@@ -138,5 +160,13 @@ def _same(stated: str, actual: str, truthy: bool) -> bool:
         return stated.strip("`'\"").lower() == actual.lower()
 
 
-RULE = Rule("D002", "comment-default", "drift", ("compose",), Severity.ERROR,
-            "Comments that state a default state the one the code sets.", check, __doc__)
+RULE = Rule(
+    "D002",
+    "comment-default",
+    "drift",
+    ("compose",),
+    Severity.ERROR,
+    "Comments that state a default state the one the code sets.",
+    check,
+    __doc__,
+)

@@ -62,7 +62,7 @@ OTHER_VARIANT = re.compile(r"\b(sibling|siblings|other|instead|vs\.?|tier)\b", r
 def check(compose: Compose, context: Context) -> list[Finding] | None:
     findings: list[Finding] = []
     checked = False
-    for shipped, service in zip(compose.shipped, compose.services):
+    for shipped, service in zip(compose.shipped, compose.services, strict=False):
         depth = shipped.knob("drafter_depth")
         if depth is None and compose.header.field("Drafter") is None:
             continue
@@ -86,19 +86,39 @@ def _header(compose: Compose, depth: Knob | None) -> list[Finding]:
     says_none = NO_DRAFTER.match(field.first_value) is not None
     actual = depth.value if depth else None
     if stated and actual is not None and stated.group(1) != actual:
-        return [RULE.at(compose.path, field.line, field.column + stated.start(),
-                        f"header Drafter says n={stated.group(1)} (line {field.line}), but the "
-                        f"compose defaults to depth {actual} ({_where(depth)})",
-                        knob="drafter_depth", hint=f"write n={actual} in the header, or change "
-                        "the default to match")]
+        return [
+            RULE.at(
+                compose.path,
+                field.line,
+                field.column + stated.start(),
+                f"header Drafter says n={stated.group(1)} (line {field.line}), but the "
+                f"compose defaults to depth {actual} ({_where(depth)})",
+                knob="drafter_depth",
+                hint=f"write n={actual} in the header, or change the default to match",
+            )
+        ]
     if stated and depth is None:
-        return [RULE.at(compose.path, field.line, field.column + stated.start(),
-                        f"header Drafter says n={stated.group(1)} (line {field.line}), but the "
-                        "compose configures no drafter", knob="drafter_depth")]
+        return [
+            RULE.at(
+                compose.path,
+                field.line,
+                field.column + stated.start(),
+                f"header Drafter says n={stated.group(1)} (line {field.line}), but the "
+                "compose configures no drafter",
+                knob="drafter_depth",
+            )
+        ]
     if says_none and actual not in (None, "0"):
-        return [RULE.at(compose.path, field.line, field.column,
-                        f"header Drafter says none (line {field.line}), but the compose "
-                        f"defaults to depth {actual} ({_where(depth)})", knob="drafter_depth")]
+        return [
+            RULE.at(
+                compose.path,
+                field.line,
+                field.column,
+                f"header Drafter says none (line {field.line}), but the compose "
+                f"defaults to depth {actual} ({_where(depth)})",
+                knob="drafter_depth",
+            )
+        ]
     return []
 
 
@@ -106,14 +126,25 @@ def _comments(compose: Compose, depth: Knob) -> list[Finding]:
     findings = []
     for comment in compose.comments:
         stated = STATED.search(comment.text)
-        if not stated or not ABOUT_DEPTH.search(comment.text) or stated.group(1) == depth.value \
-                or OTHER_VARIANT.search(comment.text):
+        if (
+            not stated
+            or not ABOUT_DEPTH.search(comment.text)
+            or stated.group(1) == depth.value
+            or OTHER_VARIANT.search(comment.text)
+        ):
             continue
-        findings.append(RULE.at(compose.path, comment.line, comment.column + 1 + stated.start(),
-                                f"comment says the compose {stated.group(0)} (line "
-                                f"{comment.line}), but the default depth is {depth.value} "
-                                f"({_where(depth)})", knob="drafter_depth",
-                                hint=f"make the comment say {depth.value}"))
+        findings.append(
+            RULE.at(
+                compose.path,
+                comment.line,
+                comment.column + 1 + stated.start(),
+                f"comment says the compose {stated.group(0)} (line "
+                f"{comment.line}), but the default depth is {depth.value} "
+                f"({_where(depth)})",
+                knob="drafter_depth",
+                hint=f"make the comment say {depth.value}",
+            )
+        )
     return findings
 
 
@@ -128,15 +159,30 @@ def _validated(compose: Compose, service: Service, context: Context) -> list[Fin
     if depth.number <= limit:
         return []
     where = topology(compose, service)
-    return [RULE.at(compose.path, depth.line, depth.column,
-                    f"drafter depth {depth.value}{provenance(depth)} exceeds the deepest "
-                    f"validated {method} depth{' on ' + where if where else ''}, n={limit} "
-                    f"(claim {claim.id}, {context.estate.registry.path}:{claim.line}); the "
-                    "spec-decode tax grows with depth", knob="drafter_depth", claim=claim.id,
-                    hint=f"ship n={limit} or less, or validate the deeper width and record it "
-                         "in the registry")]
+    return [
+        RULE.at(
+            compose.path,
+            depth.line,
+            depth.column,
+            f"drafter depth {depth.value}{provenance(depth)} exceeds the deepest "
+            f"validated {method} depth{' on ' + where if where else ''}, n={limit} "
+            f"(claim {claim.id}, {context.estate.registry.path}:{claim.line}); the "
+            "spec-decode tax grows with depth",
+            knob="drafter_depth",
+            claim=claim.id,
+            hint=f"ship n={limit} or less, or validate the deeper width and record it "
+            "in the registry",
+        )
+    ]
 
 
-RULE = Rule("K003", "drafter-depth", "knobs", ("compose",), Severity.ERROR,
-            "Drafter depth agrees with the header, comments and the validated maximum.", check,
-            __doc__)
+RULE = Rule(
+    "K003",
+    "drafter-depth",
+    "knobs",
+    ("compose",),
+    Severity.ERROR,
+    "Drafter depth agrees with the header, comments and the validated maximum.",
+    check,
+    __doc__,
+)

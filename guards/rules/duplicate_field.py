@@ -33,13 +33,27 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
     for field in compose.header.fields:
         key = " ".join(field.key.lower().split())
         if key in first_seen:
-            findings.append(RULE.at(compose.path, field.line, 1, f"profile field {field.key} "
-                                    f"repeats the one on line {first_seen[key]}",
-                                    hint="keep one line per field; merge or delete the other"))
+            findings.append(
+                RULE.at(
+                    compose.path,
+                    field.line,
+                    1,
+                    f"profile field {field.key} repeats the one on line {first_seen[key]}",
+                    hint="keep one line per field; merge or delete the other",
+                )
+            )
         else:
             first_seen[key] = field.line
     return findings
 
 
-RULE = Rule("S005", "duplicate-field", "schema", ("compose",), Severity.ERROR,
-            "Each Profile field appears once.", check, __doc__)
+RULE = Rule(
+    "S005",
+    "duplicate-field",
+    "schema",
+    ("compose",),
+    Severity.ERROR,
+    "Each Profile field appears once.",
+    check,
+    __doc__,
+)

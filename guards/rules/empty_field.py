@@ -29,10 +29,26 @@ from . import Context, Rule
 def check(compose: Compose, context: Context) -> list[Finding] | None:
     if compose.header.profile_line is None:
         return None
-    return [RULE.at(compose.path, field.line, field.column, f"profile field {field.key} has "
-                    "no value", hint="write the value, or `none` / `N/A` when that is the answer")
-            for field in compose.header.fields if not field.value.strip()]
+    return [
+        RULE.at(
+            compose.path,
+            field.line,
+            field.column,
+            f"profile field {field.key} has no value",
+            hint="write the value, or `none` / `N/A` when that is the answer",
+        )
+        for field in compose.header.fields
+        if not field.value.strip()
+    ]
 
 
-RULE = Rule("S004", "empty-field", "schema", ("compose",), Severity.ERROR,
-            "No Profile field is left without a value.", check, __doc__)
+RULE = Rule(
+    "S004",
+    "empty-field",
+    "schema",
+    ("compose",),
+    Severity.ERROR,
+    "No Profile field is left without a value.",
+    check,
+    __doc__,
+)

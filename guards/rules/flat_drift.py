@@ -35,8 +35,10 @@ from . import Context, Rule
 
 def check(compose: Compose, context: Context) -> list[Finding] | None:
     header = compose.header
-    tp_line, gpus_line = header.flat_value("Tensor-parallel"), \
-        header.flat_value("Requires-min-gpu-count")
+    tp_line, gpus_line = (
+        header.flat_value("Tensor-parallel"),
+        header.flat_value("Requires-min-gpu-count"),
+    )
     if not compose.shipped or (tp_line is None and gpus_line is None):
         return None
     service = compose.shipped[0]
@@ -51,9 +53,14 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
 
 
 def _finding(compose: Compose, line: FlatLine, actual: str, source: str) -> Finding:
-    return RULE.at(compose.path, line.line, line.column, f"flat line {line.key}: {line.value} "
-                   f"(line {line.line}) disagrees with the body: {actual} ({source})",
-                   hint=f"write `# {line.key}: {actual}`")
+    return RULE.at(
+        compose.path,
+        line.line,
+        line.column,
+        f"flat line {line.key}: {line.value} "
+        f"(line {line.line}) disagrees with the body: {actual} ({source})",
+        hint=f"write `# {line.key}: {actual}`",
+    )
 
 
 def _parallel_width(service: Service) -> tuple[int | None, str]:
@@ -80,6 +87,13 @@ def _gpus_needed(service: Service) -> tuple[int | None, str]:
     return width * stages, source + (f" × PP {stages}" if stages > 1 else "")
 
 
-RULE = Rule("D003", "flat-drift", "drift", ("compose",), Severity.ERROR,
-            "Flat `# Key: value` lines (Tensor-parallel, Requires-min-gpu-count) match the body.",
-            check, __doc__)
+RULE = Rule(
+    "D003",
+    "flat-drift",
+    "drift",
+    ("compose",),
+    Severity.ERROR,
+    "Flat `# Key: value` lines (Tensor-parallel, Requires-min-gpu-count) match the body.",
+    check,
+    __doc__,
+)

@@ -76,31 +76,47 @@ def _width(compose: Compose, service: Service) -> list[Finding]:
     if width * stages == len(reserved):
         return []
     line, column = (tp.line, tp.column) if tp else (service.line, 1)
-    return [RULE.at(compose.path, line, column,
-                    f"service {service.name} runs TP={width}" + (f" × PP={stages}" if stages > 1
-                                                                 else "")
-                    + f" on {width * stages} GPUs but reserves {len(reserved)} "
-                    f"({','.join(sorted(reserved))})", knob="tensor_parallel_size",
-                    hint="make the parallel size match the reserved devices")]
+    return [
+        RULE.at(
+            compose.path,
+            line,
+            column,
+            f"service {service.name} runs TP={width}"
+            + (f" × PP={stages}" if stages > 1 else "")
+            + f" on {width * stages} GPUs but reserves {len(reserved)} "
+            f"({','.join(sorted(reserved))})",
+            knob="tensor_parallel_size",
+            hint="make the parallel size match the reserved devices",
+        )
+    ]
 
 
 def _shared(compose: Compose, services: list[Service]) -> list[Finding]:
     used = [(s, cards(s), s.knob("gpu_memory_utilization")) for s in services]
     findings = []
     for index, (service, mine, util) in enumerate(used):
-        sharing = [(other, u) for other, theirs, u in used[index + 1:]
-                   if mine is ALL or theirs is ALL or mine & theirs]
+        sharing = [
+            (other, u)
+            for other, theirs, u in used[index + 1 :]
+            if mine is ALL or theirs is ALL or mine & theirs
+        ]
         if not sharing:
             continue
         group = [(service, util)] + sharing
         total = sum(_util(u) for _, u in group)
         if total > 1.0 + 1e-9:
             parts = " + ".join(f"{s.name} {_util(u):g}" for s, u in group)
-            findings.append(RULE.at(compose.path, service.line, 1,
-                                    f"services sharing GPUs ask for {parts} = {total:.2f} of a "
-                                    "card", knob="gpu_memory_utilization",
-                                    hint="lower their utilisations so they sum to 1.0 or less, "
-                                         "or give them separate devices"))
+            findings.append(
+                RULE.at(
+                    compose.path,
+                    service.line,
+                    1,
+                    f"services sharing GPUs ask for {parts} = {total:.2f} of a card",
+                    knob="gpu_memory_utilization",
+                    hint="lower their utilisations so they sum to 1.0 or less, "
+                    "or give them separate devices",
+                )
+            )
     return findings
 
 
@@ -108,6 +124,13 @@ def _util(knob) -> float:
     return knob.number if knob is not None and knob.number is not None else 0.9
 
 
-RULE = Rule("K004", "gpu-accounting", "knobs", ("compose",), Severity.ERROR,
-            "Services sharing GPUs fit on them; TP × PP matches the reserved GPUs.", check,
-            __doc__)
+RULE = Rule(
+    "K004",
+    "gpu-accounting",
+    "knobs",
+    ("compose",),
+    Severity.ERROR,
+    "Services sharing GPUs fit on them; TP × PP matches the reserved GPUs.",
+    check,
+    __doc__,
+)

@@ -45,13 +45,22 @@ from ..findings import Finding, Severity
 from ..header import HeaderField, first_count, same_count, status_of
 from . import Context, Rule
 
-KV_WORD = re.compile(r"\b(bf16|bfloat16|fp16|float16|f16|half|fp8(?:_e4m3|_e5m2)?|e4m3|"
-                     r"q8_0|q4_0|q4_1|q5_0|q5_1|iq4_nl|auto)\b", re.IGNORECASE)
+KV_WORD = re.compile(
+    r"\b(bf16|bfloat16|fp16|float16|f16|half|fp8(?:_e4m3|_e5m2)?|e4m3|"
+    r"q8_0|q4_0|q4_1|q5_0|q5_1|iq4_nl|auto)\b",
+    re.IGNORECASE,
+)
 KV_PAIR = re.compile(r"\b(\w+)\s+K\s*\+\s*(\w+)\s+V\b")
 TP = re.compile(r"\bTP\s*=\s*(\d+)\b")
 SPLIT = re.compile(r"-ts\s+([\d.,/]+)")
-FAMILIES = {"bf16": "16-bit", "bfloat16": "16-bit", "fp16": "16-bit", "float16": "16-bit",
-            "f16": "16-bit", "half": "16-bit"}
+FAMILIES = {
+    "bf16": "16-bit",
+    "bfloat16": "16-bit",
+    "fp16": "16-bit",
+    "float16": "16-bit",
+    "f16": "16-bit",
+    "half": "16-bit",
+}
 
 
 def check(compose: Compose, context: Context) -> list[Finding] | None:
@@ -62,11 +71,18 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
     return findings + _status(compose, context)
 
 
-def _finding(compose: Compose, field: HeaderField, said: str, knob: Knob, what: str,
-             hint: str) -> Finding:
-    return RULE.at(compose.path, field.line, field.column,
-                   f"header {field.key} says {said} (line {field.line}), but {what} is "
-                   f"{knob.value} ({knob.source} line {knob.line})", knob=knob.name, hint=hint)
+def _finding(
+    compose: Compose, field: HeaderField, said: str, knob: Knob, what: str, hint: str
+) -> Finding:
+    return RULE.at(
+        compose.path,
+        field.line,
+        field.column,
+        f"header {field.key} says {said} (line {field.line}), but {what} is "
+        f"{knob.value} ({knob.source} line {knob.line})",
+        knob=knob.name,
+        hint=hint,
+    )
 
 
 def _context(compose: Compose, service: Service) -> list[Finding]:
@@ -79,8 +95,16 @@ def _context(compose: Compose, service: Service) -> list[Finding]:
         return []
     said = COUNT_TEXT.search(field.first_value).group(0)
     flag = knob.flag or "max-model-len"
-    return [_finding(compose, field, said, knob, flag, f"write {int(knob.number)} in the header, "
-                     "or change the default to match")]
+    return [
+        _finding(
+            compose,
+            field,
+            said,
+            knob,
+            flag,
+            f"write {int(knob.number)} in the header, or change the default to match",
+        )
+    ]
 
 
 COUNT_TEXT = re.compile(r"~?\d[\d,.]*\s*[KkMm]?")
@@ -96,8 +120,16 @@ def _kv(compose: Compose, service: Service) -> list[Finding]:
     actual = _canonical(knob.value, service)
     if actual is None or _same_kv(stated, actual):
         return []
-    return [_finding(compose, field, stated, knob, knob.flag or "the KV cache type",
-                     f"write {actual} in the header, or change the default to match")]
+    return [
+        _finding(
+            compose,
+            field,
+            stated,
+            knob,
+            knob.flag or "the KV cache type",
+            f"write {actual} in the header, or change the default to match",
+        )
+    ]
 
 
 def _stated_kv(text: str) -> str | None:
@@ -122,6 +154,7 @@ def _same_kv(stated: str, actual: str) -> bool:
     def norm(text: str) -> str:
         text = {"e4m3": "fp8_e4m3", "fp8": "fp8_e4m3"}.get(text, text)
         return FAMILIES.get(text, text)
+
     return "/".join(map(norm, stated.split("/"))) == "/".join(map(norm, actual.split("/")))
 
 
@@ -133,14 +166,30 @@ def _topology(compose: Compose, service: Service) -> list[Finding]:
     if stated_tp and service.engine == VLLM:
         knob = service.knob("tensor_parallel_size")
         if knob and knob.value and knob.value != stated_tp.group(1):
-            return [_finding(compose, field, stated_tp.group(0), knob, "--tensor-parallel-size",
-                             f"write TP={knob.value} in the header, or change the default")]
+            return [
+                _finding(
+                    compose,
+                    field,
+                    stated_tp.group(0),
+                    knob,
+                    "--tensor-parallel-size",
+                    f"write TP={knob.value} in the header, or change the default",
+                )
+            ]
     if stated_split and service.engine == LLAMACPP:
         knob = service.knob("tensor_split")
         said = stated_split.group(1).rstrip(",.")
         if knob and knob.value and knob.value.replace("/", ",") != said.replace("/", ","):
-            return [_finding(compose, field, f"-ts {said}", knob, "-ts",
-                             f"write -ts {knob.value} in the header, or change the default")]
+            return [
+                _finding(
+                    compose,
+                    field,
+                    f"-ts {said}",
+                    knob,
+                    "-ts",
+                    f"write -ts {knob.value} in the header, or change the default",
+                )
+            ]
     return []
 
 
@@ -155,19 +204,28 @@ def _status(compose: Compose, context: Context) -> list[Finding]:
     wanted = status_of(expected) or expected.strip().lower()
     if status_of(field.first_value) == wanted:
         return []
-    return [RULE.at(compose.path, field.line, field.column,
-                    f"header Status says {field.first_value!r} (line {field.line}), but {source} "
-                    f"lists this compose as {expected!r}", hint="make them agree")]
+    return [
+        RULE.at(
+            compose.path,
+            field.line,
+            field.column,
+            f"header Status says {field.first_value!r} (line {field.line}), but {source} "
+            f"lists this compose as {expected!r}",
+            hint="make them agree",
+        )
+    ]
 
 
 @lru_cache(maxsize=8)
 def _statuses(root: Path, source: str) -> dict[str, str]:
     """The statuses file, read once per run."""
     from .. import yamlsrc
+
     path = root / source
     text = yamlsrc.read_text(path, source)
     if source.endswith(".toml"):
         import tomllib
+
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
@@ -180,6 +238,13 @@ def _statuses(root: Path, source: str) -> dict[str, str]:
     return {str(k): str(v) for k, v in data.items()}
 
 
-RULE = Rule("D001", "header-drift", "drift", ("compose",), Severity.ERROR,
-            "Profile fields (Max ctx, KV, Topology, Status) match what the body sets.", check,
-            __doc__)
+RULE = Rule(
+    "D001",
+    "header-drift",
+    "drift",
+    ("compose",),
+    Severity.ERROR,
+    "Profile fields (Max ctx, KV, Topology, Status) match what the body sets.",
+    check,
+    __doc__,
+)

@@ -29,15 +29,35 @@ from . import Context, Rule
 def check(compose: Compose, context: Context) -> list[Finding]:
     header = compose.header
     if not header.present:
-        return [RULE.at(compose.path, 1, 1, "no header: the file does not open with a comment "
-                        "block", hint="start the file with `# Profile (at-a-glance):` and its "
-                        "fields")]
+        return [
+            RULE.at(
+                compose.path,
+                1,
+                1,
+                "no header: the file does not open with a comment block",
+                hint="start the file with `# Profile (at-a-glance):` and its fields",
+            )
+        ]
     if header.profile_line is None:
-        return [RULE.at(compose.path, header.line, 1, "header has no `# Profile "
-                        "(at-a-glance):` block", hint="add the profile block with Model, "
-                        "Topology, Drafter, KV and Status fields")]
+        return [
+            RULE.at(
+                compose.path,
+                header.line,
+                1,
+                "header has no `# Profile (at-a-glance):` block",
+                hint="add the profile block with Model, Topology, Drafter, KV and Status fields",
+            )
+        ]
     return []
 
 
-RULE = Rule("S001", "header-present", "schema", ("compose",), Severity.ERROR,
-            "The compose opens with a header holding a Profile block.", check, __doc__)
+RULE = Rule(
+    "S001",
+    "header-present",
+    "schema",
+    ("compose",),
+    Severity.ERROR,
+    "The compose opens with a header holding a Profile block.",
+    check,
+    __doc__,
+)

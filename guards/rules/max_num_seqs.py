@@ -63,16 +63,24 @@ def _int(service: Service, name: str) -> int | None:
     return int(knob.number) if knob and knob.number is not None else None
 
 
-def _vllm(compose: Compose, service: Service, context: Context, seqs: int,
-          length: int) -> list[Finding] | None:
+def _vllm(
+    compose: Compose, service: Service, context: Context, seqs: int, length: int
+) -> list[Finding] | None:
     header = [(c.line, c.text) for c in compose.comments if c.where == "header"]
     body = [(c.line, c.text) for c in compose.comments if c.where != "header"]
     shipped_length = _shipped_length(compose)
-    pool = measured_pool(header, shipped_length) or measured_pool(body, shipped_length) \
+    pool = (
+        measured_pool(header, shipped_length)
+        or measured_pool(body, shipped_length)
         or _computed(compose, service, context)
+    )
     if pool is None:
-        context.remark(RULE, compose.path, f"service {service.name}: no measured KV pool in its "
-                       "comments and no registry facts to compute one; max-num-seqs not checked")
+        context.remark(
+            RULE,
+            compose.path,
+            f"service {service.name}: no measured KV pool in its "
+            "comments and no registry facts to compute one; max-num-seqs not checked",
+        )
         return None
     holds = pool.tokens // length
     if seqs <= holds:
@@ -85,18 +93,35 @@ def _vllm(compose: Compose, service: Service, context: Context, seqs: int,
     if holds == 0:
         length_knob = service.knob("max_model_len")
         assert length_knob is not None
-        return [RULE.at(compose.path, length_knob.line, length_knob.column,
-                        f"max-model-len {length:,}{provenance(length_knob)} does not fit: "
-                        f"{per_sequence}{pool_text} is smaller than one full-length sequence; "
-                        "vLLM refuses to start", knob="max_model_len",
-                        hint=f"lower max-model-len to {pool.tokens:,} or less, or free memory")]
+        return [
+            RULE.at(
+                compose.path,
+                length_knob.line,
+                length_knob.column,
+                f"max-model-len {length:,}{provenance(length_knob)} does not fit: "
+                f"{per_sequence}{pool_text} is smaller than one full-length sequence; "
+                "vLLM refuses to start",
+                knob="max_model_len",
+                hint=f"lower max-model-len to {pool.tokens:,} or less, or free memory",
+            )
+        ]
     plural = "s" if holds != 1 else ""
-    message = (f"max-num-seqs {seqs}{provenance(knob)} > {holds}: {per_sequence}{pool_text} "
-               f"holds {holds} full-length sequence{plural} of {length:,}; max-num-seqs {seqs} "
-               "invites preemption and recompute — watch vllm:num_preemptions")
-    return [RULE.at(compose.path, knob.line, knob.column, message, knob="max_num_seqs",
-                    hint=f"ship max-num-seqs {holds}, or lower max-model-len to "
-                         f"{pool.tokens // seqs:,} so {seqs} full-length sequences fit")]
+    message = (
+        f"max-num-seqs {seqs}{provenance(knob)} > {holds}: {per_sequence}{pool_text} "
+        f"holds {holds} full-length sequence{plural} of {length:,}; max-num-seqs {seqs} "
+        "invites preemption and recompute — watch vllm:num_preemptions"
+    )
+    return [
+        RULE.at(
+            compose.path,
+            knob.line,
+            knob.column,
+            message,
+            knob="max_num_seqs",
+            hint=f"ship max-num-seqs {holds}, or lower max-model-len to "
+            f"{pool.tokens // seqs:,} so {seqs} full-length sequences fit",
+        )
+    ]
 
 
 def _shipped_length(compose: Compose) -> int | None:
@@ -129,8 +154,12 @@ def _computed(compose: Compose, service: Service, context: Context) -> Pool | No
     def figure(name: str):
         found = fact(registry, compose, service, name)
         return found.value if found else options.get(name.replace("_", "-"))
-    table, gpu, weights = figure("kv_bytes_per_token"), figure("gpu_memory_gib"), \
-        figure("weights_gib")
+
+    table, gpu, weights = (
+        figure("kv_bytes_per_token"),
+        figure("gpu_memory_gib"),
+        figure("weights_gib"),
+    )
     reserved = figure("reserved_gib") or 0.0
     util = service.knob("gpu_memory_utilization")
     dtype = kv_dtype(service.value("kv_cache_dtype") or "auto", service.value("dtype"))
@@ -141,13 +170,16 @@ def _computed(compose: Compose, service: Service, context: Context) -> Pool | No
     heads = figure("kv_heads")
     card = per_card(size, tp, heads)
     tokens = computed_pool(gpu, util.number, weights, reserved, tp, card)
-    text = (f"computed: {gpu:g} GiB × {util.number:g} − {weights:g} GiB weights / TP {tp} − "
-            f"{reserved:g} GiB reserved, at {card:,.0f} B/token/card")
+    text = (
+        f"computed: {gpu:g} GiB × {util.number:g} − {weights:g} GiB weights / TP {tp} − "
+        f"{reserved:g} GiB reserved, at {card:,.0f} B/token/card"
+    )
     return Pool(tokens, "computed", None, text)
 
 
-def _llamacpp(compose: Compose, service: Service, slots: int,
-              context_size: int) -> list[Finding] | None:
+def _llamacpp(
+    compose: Compose, service: Service, slots: int, context_size: int
+) -> list[Finding] | None:
     field = compose.header.field("Default ctx", "Max ctx")
     promised = first_count(field.first_value) if field else None
     if promised is None:
@@ -158,14 +190,27 @@ def _llamacpp(compose: Compose, service: Service, slots: int,
         return []
     knob = service.knob("max_num_seqs")
     assert knob is not None and field is not None
-    return [RULE.at(compose.path, knob.line, knob.column,
-                    f"-np {slots}{provenance(knob)} splits -c {context_size:,} into {slots} slots "
-                    f"of {context_size // slots:,} tokens, but the header's {field.key} (line "
-                    f"{field.line}) promises {per_request:,} per request",
-                    knob="max_num_seqs",
-                    hint=f"ship -np {max(holds, 1)}, or raise -c to {per_request * slots:,}")]
+    return [
+        RULE.at(
+            compose.path,
+            knob.line,
+            knob.column,
+            f"-np {slots}{provenance(knob)} splits -c {context_size:,} into {slots} slots "
+            f"of {context_size // slots:,} tokens, but the header's {field.key} (line "
+            f"{field.line}) promises {per_request:,} per request",
+            knob="max_num_seqs",
+            hint=f"ship -np {max(holds, 1)}, or raise -c to {per_request * slots:,}",
+        )
+    ]
 
 
-RULE = Rule("K002", "max-num-seqs", "knobs", ("compose",), Severity.ERROR,
-            "max-num-seqs (-np) stays within the full-length sequences the KV pool holds.",
-            check, __doc__)
+RULE = Rule(
+    "K002",
+    "max-num-seqs",
+    "knobs",
+    ("compose",),
+    Severity.ERROR,
+    "max-num-seqs (-np) stays within the full-length sequences the KV pool holds.",
+    check,
+    __doc__,
+)

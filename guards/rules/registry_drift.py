@@ -50,25 +50,45 @@ def check(target, context: Context) -> list[Finding] | None:
             continue
         if citation.claim_id in target.retracts() and not claim.is_withdrawn:
             reported.add(claim.id)
-            findings.append(RULE.at(
-                target.path, citation.line, citation.column,
-                f"retracts claim {claim.id}, but {registry.path}:{claim.line} lists it as "
-                f"{claim.status}", claim=claim.id,
-                hint=f"record the retraction: guards claims retract {claim.id} --date "
-                     "YYYY-MM-DD --reason TEXT --replacement-file FILE"))
+            findings.append(
+                RULE.at(
+                    target.path,
+                    citation.line,
+                    citation.column,
+                    f"retracts claim {claim.id}, but {registry.path}:{claim.line} lists it as "
+                    f"{claim.status}",
+                    claim=claim.id,
+                    hint=f"record the retraction: guards claims retract {claim.id} --date "
+                    "YYYY-MM-DD --reason TEXT --replacement-file FILE",
+                )
+            )
         elif claim.is_withdrawn and not citation.in_retraction:
             reported.add(claim.id)
-            successor = f"cite claim:{claim.superseded_by} instead, or " \
-                if claim.superseded_by else ""
+            successor = (
+                f"cite claim:{claim.superseded_by} instead, or " if claim.superseded_by else ""
+            )
             when = f" on {claim.retracted}" if claim.retracted else ""
-            findings.append(RULE.at(
-                target.path, citation.line, citation.column,
-                f"cites claim {claim.id} as current, but {registry.path}:{claim.line} lists "
-                f"it as {claim.status}{when}", claim=claim.id,
-                hint=f"{successor}move the mention into a dated Retracted callout"))
+            findings.append(
+                RULE.at(
+                    target.path,
+                    citation.line,
+                    citation.column,
+                    f"cites claim {claim.id} as current, but {registry.path}:{claim.line} lists "
+                    f"it as {claim.status}{when}",
+                    claim=claim.id,
+                    hint=f"{successor}move the mention into a dated Retracted callout",
+                )
+            )
     return findings
 
 
-RULE = Rule("C002", "registry-drift", "claims", ("compose", "note"), Severity.ERROR,
-            "Notes and headers agree with the registry on which claims are withdrawn.",
-            check, __doc__)
+RULE = Rule(
+    "C002",
+    "registry-drift",
+    "claims",
+    ("compose", "note"),
+    Severity.ERROR,
+    "Notes and headers agree with the registry on which claims are withdrawn.",
+    check,
+    __doc__,
+)

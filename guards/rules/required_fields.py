@@ -53,30 +53,46 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
     missing = [name for name in required if header.field(name) is None]
     findings = []
     for name in missing:
-        why = f" (Status is {status.first_value.split()[0]})" if name == "Caveats" and status \
-            else ""
-        findings.append(RULE.at(compose.path, header.profile_line, 1,
-                                f"profile block has no {name} field{why}",
-                                hint=f"add `#   {name + ':':<11}…` to the profile block"))
+        why = (
+            f" (Status is {status.first_value.split()[0]})" if name == "Caveats" and status else ""
+        )
+        findings.append(
+            RULE.at(
+                compose.path,
+                header.profile_line,
+                1,
+                f"profile block has no {name} field{why}",
+                hint=f"add `#   {name + ':':<11}…` to the profile block",
+            )
+        )
     return findings
 
 
-def _strings(options: dict, key: str, default: tuple[str, ...],
-             config: Config) -> tuple[str, ...]:
+def _strings(options: dict, key: str, default: tuple[str, ...], config: Config) -> tuple[str, ...]:
     value = options.get(key, default)
     source, line = config.source, config.line_of(key)
     if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-        raise GuardsError(f"rules.required-fields.{key} must be a list of strings", source,
-                          line)
+        raise GuardsError(f"rules.required-fields.{key} must be a list of strings", source, line)
     if key == "caveats-unless":
         known = set(STATUSES.values())
         unknown = [v for v in value if v not in known]
         if unknown:
-            raise GuardsError(f"rules.required-fields.caveats-unless: unknown status "
-                              f"{unknown[0]!r} (known: {', '.join(sorted(known))})", source, line)
+            raise GuardsError(
+                f"rules.required-fields.caveats-unless: unknown status "
+                f"{unknown[0]!r} (known: {', '.join(sorted(known))})",
+                source,
+                line,
+            )
     return tuple(value)
 
 
-RULE = Rule("S003", "required-fields", "schema", ("compose",), Severity.ERROR,
-            "The Profile block has Model, Topology, Drafter, KV, Status (and Caveats when due).",
-            check, __doc__)
+RULE = Rule(
+    "S003",
+    "required-fields",
+    "schema",
+    ("compose",),
+    Severity.ERROR,
+    "The Profile block has Model, Topology, Drafter, KV, Status (and Caveats when due).",
+    check,
+    __doc__,
+)

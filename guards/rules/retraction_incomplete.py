@@ -50,12 +50,25 @@ def check(claim: Claim, context: Context) -> list[Finding] | None:
         return []
     cited = places(context.estate, claim, stale=False)
     where = f"; cited at {cited[0].path}:{cited[0].line}" if cited else ""
-    return [RULE.at(context.estate.registry.path, claim.line, 1,
-                    f"claim {claim.id} is {claim.status} but lacks {', '.join(missing)}{where}",
-                    claim=claim.id,
-                    hint="fill them in with `guards claims retract`, or edit claims.yaml")]
+    return [
+        RULE.at(
+            context.estate.registry.path,
+            claim.line,
+            1,
+            f"claim {claim.id} is {claim.status} but lacks {', '.join(missing)}{where}",
+            claim=claim.id,
+            hint="fill them in with `guards claims retract`, or edit claims.yaml",
+        )
+    ]
 
 
-RULE = Rule("C004", "retraction-incomplete", "claims", ("claim",), Severity.ERROR,
-            "A withdrawn claim has a date, a reason, a replacement and its wording.", check,
-            __doc__)
+RULE = Rule(
+    "C004",
+    "retraction-incomplete",
+    "claims",
+    ("claim",),
+    Severity.ERROR,
+    "A withdrawn claim has a date, a reason, a replacement and its wording.",
+    check,
+    __doc__,
+)

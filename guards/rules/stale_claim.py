@@ -57,8 +57,9 @@ from . import Context, Rule, summary
 
 
 def check(target, context: Context) -> list[Finding] | None:
-    withdrawn = [c for c in context.estate.registry.claims
-                 if c.is_withdrawn and (c.text or c.match)]
+    withdrawn = [
+        c for c in context.estate.registry.claims if c.is_withdrawn and (c.text or c.match)
+    ]
     if not withdrawn:
         return None
     findings = []
@@ -66,17 +67,38 @@ def check(target, context: Context) -> list[Finding] | None:
     for claim in withdrawn:
         when = f"{claim.status} {claim.retracted}" if claim.retracted else claim.status
         why = f": {summary(claim.reason, 80)}" if claim.reason else ""
-        hint = f"say instead: {' '.join(claim.replacement.split())}" if claim.replacement \
-            else f"remove it, or quote it inside a `Retracted {claim.retracted or 'YYYY-MM-DD'} " \
-                 f"(claim:{claim.id})` callout"
+        hint = (
+            f"say instead: {' '.join(claim.replacement.split())}"
+            if claim.replacement
+            else f"remove it, or quote it inside a `Retracted {claim.retracted or 'YYYY-MM-DD'} "
+            f"(claim:{claim.id})` callout"
+        )
         for copy in stale_copies(claim, target, texts):
-            lines = f"lines {copy.line}-{copy.end_line}" if copy.end_line > copy.line \
+            lines = (
+                f"lines {copy.line}-{copy.end_line}"
+                if copy.end_line > copy.line
                 else f"line {copy.line}"
-            findings.append(RULE.at(target.path, copy.line, 1,
-                                    f"repeats withdrawn claim {claim.id} ({lines}), {when}{why}",
-                                    hint=hint, claim=claim.id))
+            )
+            findings.append(
+                RULE.at(
+                    target.path,
+                    copy.line,
+                    1,
+                    f"repeats withdrawn claim {claim.id} ({lines}), {when}{why}",
+                    hint=hint,
+                    claim=claim.id,
+                )
+            )
     return findings
 
 
-RULE = Rule("C001", "stale-claim", "claims", ("compose", "note"), Severity.ERROR,
-            "No compose or note still asserts a retracted or superseded claim.", check, __doc__)
+RULE = Rule(
+    "C001",
+    "stale-claim",
+    "claims",
+    ("compose", "note"),
+    Severity.ERROR,
+    "No compose or note still asserts a retracted or superseded claim.",
+    check,
+    __doc__,
+)

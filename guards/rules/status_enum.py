@@ -34,15 +34,38 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
     shown = value or "(empty)"
     emoji = missing_selector(value)
     if emoji is not None:
-        message = (f"Status {shown!r} starts with U+{ord(emoji[0]):04X} without the U+FE0F "
-                   f"variation selector, so it maps to no status")
-        return [RULE.at(compose.path, status.line, status.column, message,
-                        hint=f"write {emoji} (with U+FE0F)")]
+        message = (
+            f"Status {shown!r} starts with U+{ord(emoji[0]):04X} without the U+FE0F "
+            f"variation selector, so it maps to no status"
+        )
+        return [
+            RULE.at(
+                compose.path,
+                status.line,
+                status.column,
+                message,
+                hint=f"write {emoji} (with U+FE0F)",
+            )
+        ]
     known = ", ".join(f"{emoji} {name}" for emoji, name in STATUSES.items())
-    return [RULE.at(compose.path, status.line, status.column,
-                    f"Status {shown!r} does not start with a known status emoji",
-                    hint=f"start it with one of: {known}")]
+    return [
+        RULE.at(
+            compose.path,
+            status.line,
+            status.column,
+            f"Status {shown!r} does not start with a known status emoji",
+            hint=f"start it with one of: {known}",
+        )
+    ]
 
 
-RULE = Rule("S002", "status-enum", "schema", ("compose",), Severity.ERROR,
-            "The Status field starts with a known status emoji.", check, __doc__)
+RULE = Rule(
+    "S002",
+    "status-enum",
+    "schema",
+    ("compose",),
+    Severity.ERROR,
+    "The Status field starts with a known status emoji.",
+    check,
+    __doc__,
+)

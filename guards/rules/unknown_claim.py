@@ -41,13 +41,31 @@ def check(target, context: Context) -> list[Finding] | None:
         if registry.get(citation.claim_id) is not None:
             continue
         close = difflib.get_close_matches(citation.claim_id, sorted(registry.ids), n=1)
-        hint = f"did you mean claim:{close[0]}?" if close else \
-            f"add the claim to {registry.path} or fix the id"
-        findings.append(RULE.at(target.path, citation.line, citation.column,
-                                f"cites claim {citation.claim_id}, which {registry.path} does "
-                                "not define", hint=hint, claim=citation.claim_id))
+        hint = (
+            f"did you mean claim:{close[0]}?"
+            if close
+            else f"add the claim to {registry.path} or fix the id"
+        )
+        findings.append(
+            RULE.at(
+                target.path,
+                citation.line,
+                citation.column,
+                f"cites claim {citation.claim_id}, which {registry.path} does not define",
+                hint=hint,
+                claim=citation.claim_id,
+            )
+        )
     return findings
 
 
-RULE = Rule("C003", "unknown-claim", "claims", ("compose", "note"), Severity.ERROR,
-            "Every cited claim id exists in the registry.", check, __doc__)
+RULE = Rule(
+    "C003",
+    "unknown-claim",
+    "claims",
+    ("compose", "note"),
+    Severity.ERROR,
+    "Every cited claim id exists in the registry.",
+    check,
+    __doc__,
+)

@@ -50,8 +50,9 @@ DEFAULT_CEILING = 0.94
 
 
 def check(compose: Compose, context: Context) -> list[Finding] | None:
-    services = [s for s in compose.services
-                if s.engine == VLLM and s.knob("gpu_memory_utilization")]
+    services = [
+        s for s in compose.services if s.engine == VLLM and s.knob("gpu_memory_utilization")
+    ]
     if not services:
         return None
     default = number_option(context, RULE, "default-ceiling", DEFAULT_CEILING)
@@ -71,14 +72,28 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
             source = f"claim {claim.id}, {context.estate.registry.path}:{claim.line}{why}"
         else:
             source = f"the default ceiling {default:g}; no registry claim sets one for this model"
-        findings.append(RULE.at(
-            compose.path, knob.line, knob.column,
-            f"gpu-memory-utilization {knob.value}{provenance(knob)} is above the ceiling "
-            f"{limit:.2f} ({source})", knob="gpu_memory_utilization",
-            claim=ceiling.claim.id if ceiling else None,
-            hint=f"ship {limit:.2f} or lower; a bigger KV pool is not worth prefill OOMs"))
+        findings.append(
+            RULE.at(
+                compose.path,
+                knob.line,
+                knob.column,
+                f"gpu-memory-utilization {knob.value}{provenance(knob)} is above the ceiling "
+                f"{limit:.2f} ({source})",
+                knob="gpu_memory_utilization",
+                claim=ceiling.claim.id if ceiling else None,
+                hint=f"ship {limit:.2f} or lower; a bigger KV pool is not worth prefill OOMs",
+            )
+        )
     return findings
 
 
-RULE = Rule("K001", "utilisation-ceiling", "knobs", ("compose",), Severity.ERROR,
-            "--gpu-memory-utilization stays at or under the registry's ceiling.", check, __doc__)
+RULE = Rule(
+    "K001",
+    "utilisation-ceiling",
+    "knobs",
+    ("compose",),
+    Severity.ERROR,
+    "--gpu-memory-utilization stays at or under the registry's ceiling.",
+    check,
+    __doc__,
+)

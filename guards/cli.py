@@ -9,86 +9,111 @@ from __future__ import annotations
 import sys
 import tempfile
 import traceback
-from enum import StrEnum
 from pathlib import Path
 
 import typer
 
 from .errors import GuardsError
+from .report import FORMATS
 
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
     help="Lint compose estates and the claims their headers and notes make.",
 )
-
-
-class Format(StrEnum):
-    text = "text"
-    json = "json"
 
 
 def _split(values: list[str] | None) -> list[str]:
     return [part.strip() for value in values or [] for part in value.split(",") if part.strip()]
 
 
+def _format(value: str) -> str:
+    if value not in FORMATS:
+        raise typer.BadParameter(f"{value!r} is not one of {', '.join(FORMATS)}")
+    return value
+
+
+def _version(value: bool) -> None:
+    if value:
+        from . import __version__
+
+        typer.echo(f"guards {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """Lint compose estates and the claims their headers and notes make."""
+
+
 @app.command()
 def check(
     paths: list[Path] | None = typer.Argument(
-        None, help="Files or folders to check (default: the whole estate)."
+        None,
+        metavar="PATHS",
+        help="Files or folders to check, relative to the current directory as pre-commit "
+        "passes them (default: the whole estate under --root).",
+        show_default=False,
     ),
-    root: Path = typer.Option(Path("."), "--root", help="The estate to check."),
+    root: Path = typer.Option(Path("."), "--root", metavar="DIR", help="The estate to check."),
     config: Path | None = typer.Option(
-        None, "--config", help="TOML file with the keys of [tool.guards]."
+        None, "--config", metavar="FILE", help="A TOML file with the settings of [tool.guards]."
     ),
     env_file: Path | None = typer.Option(
-        None, "--env-file", help="Evaluate composes with this operator .env overlay."
+        None, "--env-file", metavar="FILE", help="Evaluate composes with this operator .env."
     ),
-    output: Format = typer.Option(Format.text, "--format", help="Output format."),
+    output: str = typer.Option(
+        "text",
+        "--format",
+        metavar="|".join(FORMATS),
+        help="Output format.",
+        callback=_format,
+    ),
     select: list[str] | None = typer.Option(
-        None, "--select", help="Rule ids, names, prefixes or families to run."
+        None, "--select", metavar="IDS", help="Rule ids, names, prefixes or families to run."
     ),
-    ignore: list[str] | None = typer.Option(None, "--ignore", help="Rules to skip."),
+    ignore: list[str] | None = typer.Option(None, "--ignore", metavar="IDS", help="Rules to skip."),
     verbose: bool = typer.Option(
         False, "--verbose", "-v", help="Explain what was loaded and show hints."
     ),
 ) -> None:
     """Run the guard suite and print one line per failing check."""
-    from . import rules as rule_registry
     from .config import load_config
     from .estate import load_estate
+    from .options import load_options
+    from .report import reporter
+    from .rules import all_rules
+    from .rules import select as pick
     from .suite import run
 
     settings = load_config(_root(root), config)
+    rules = all_rules()
+    options = load_options(settings, rules)
     env = _env(env_file)
-    chosen = rule_registry.select(
-        rule_registry.all_rules(),
-        _split(select) or settings.select,
-        _split(ignore) or settings.ignore,
-    )
+    chosen = pick(rules, _split(select) or settings.select, _split(ignore) or settings.ignore)
     estate = load_estate(settings, list(paths) if paths else None, env)
-    results = run(estate, chosen)
-    for error in estate.errors:
+    result = run(estate, chosen, options)
+    for error in result.errors:
         typer.echo(f"guards: error: {error}", err=True)
     if verbose:
-        _explain_load(estate, len(chosen))
-    if output is Format.json:
-        from .report import json as reporter
-
-        typer.echo(reporter.render(results, estate.files), nl=False)
-    else:
-        from .report import text
-
-        typer.echo(text.render(results, estate.files, verbose), nl=False)
-    raise typer.Exit(2 if estate.errors else (1 if any(not r.passed for r in results) else 0))
+        _explain_load(result.remarks, estate, len(chosen))
+    typer.echo(reporter(output, verbose).render(result), nl=False)
+    raise typer.Exit(result.exit_code)
 
 
 claims_app = typer.Typer(no_args_is_help=True, help="The claims registry: list, show, retract.")
 app.add_typer(claims_app, name="claims")
 
-ROOT_OPTION = typer.Option(Path("."), "--root", help="The estate.")
-CONFIG_OPTION = typer.Option(None, "--config", help="TOML file with the keys of [tool.guards].")
+ROOT_OPTION = typer.Option(Path("."), "--root", metavar="DIR", help="The estate.")
+CONFIG_OPTION = typer.Option(
+    None, "--config", metavar="FILE", help="A TOML file with the settings of [tool.guards]."
+)
 
 
 @claims_app.command("list")
@@ -240,23 +265,36 @@ def _read_replacement(path: Path) -> str:
 
 
 @app.command("rules")
-def list_rules() -> None:
+def list_rules(
+    markdown: bool = typer.Option(
+        False, "--markdown", help="Print the full rules reference (docs/rules.md) instead."
+    ),
+) -> None:
     """List every rule: id, name, family and what it checks."""
     from .rules import all_rules
 
-    for rule in all_rules():
-        typer.echo(f"{rule.id}  {rule.name:<18} {rule.family:<7} {rule.summary}")
+    rules = all_rules()
+    if markdown:
+        from .ruledocs import markdown as reference
+
+        typer.echo(reference(rules), nl=False)
+        return
+    name = max(len(r.name) for r in rules)
+    family = max(len(r.family) for r in rules)
+    for rule in rules:
+        typer.echo(f"{rule.id}  {rule.name:<{name}}  {rule.family:<{family}}  {rule.summary}")
 
 
 @app.command()
 def explain(rule: str = typer.Argument(..., help="Rule id or name.")) -> None:
     """Print a rule's documentation: why it exists, a bad and a good example."""
+    from .ruledocs import explain as explanation
     from .rules import all_rules, find
 
     found = find(all_rules(), rule) or find(all_rules(), rule.upper())
     if found is None:
         raise GuardsError(f"unknown rule `{rule}` (see `guards rules`)")
-    typer.echo(found.doc.strip())
+    typer.echo(explanation(found), nl=False)
 
 
 def _root(root: Path) -> Path:
@@ -273,8 +311,8 @@ def _env(env_file: Path | None) -> dict[str, str]:
     return load_env_file(env_file, str(env_file))
 
 
-def _explain_load(estate, rule_count: int) -> None:
-    for remark in estate.remarks:
+def _explain_load(remarks: tuple[str, ...], estate, rule_count: int) -> None:
+    for remark in remarks:
         typer.echo(f"guards: {remark}", err=True)
     typer.echo(
         f"guards: {len(estate.composes)} composes, {len(estate.notes)} notes, "
@@ -285,7 +323,20 @@ def _explain_load(estate, rule_count: int) -> None:
 
 def main() -> None:
     try:
-        app()
+        code = app(standalone_mode=False)  # returns the code of a `typer.Exit`
+        sys.exit(code if isinstance(code, int) else 0)
+    except typer.Exit as done:
+        sys.exit(done.exit_code)
+    except typer.Abort:
+        sys.exit(130)
+    except typer.TyperException as error:  # usage errors: one line, like every other error
+        if type(error).__name__ == "NoArgsIsHelpError":  # `guards` alone: the help, as usage
+            print(error.format_message(), file=sys.stderr)
+            sys.exit(2)
+        ctx = getattr(error, "ctx", None)
+        where = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
+        print(f"guards: error: {error.format_message()}{where}", file=sys.stderr)
+        sys.exit(2)
     except GuardsError as error:
         print(f"guards: error: {error}", file=sys.stderr)
         sys.exit(2)

@@ -51,33 +51,52 @@ class Config:
         """The line of the config file that sets ``key`` (for error messages)."""
         return _line_of(self.source_text, key) if self.source_text else None
 
-    def options(self, *names: str) -> dict[str, Any]:
-        """Per-rule options, looked up by rule id or rule name."""
-        merged: dict[str, Any] = {}
-        for name in names:
-            merged.update(self.rules.get(name, {}))
-        return merged
+    def line_of_option(self, rule: str, option: str = "") -> int | None:
+        """The line that sets ``option`` in the options of ``rule`` (or the table's line)."""
+        return _line_of_option(self.source_text, rule, option) if self.source_text else None
 
 
 def load_config(root: Path, config_file: Path | None = None) -> Config:
+    """Settings from ``--config FILE``, else ``[tool.guards]`` in pyproject.toml, else
+    ``guards.toml``. A guards.toml or ``--config`` file takes the keys at its top level or,
+    pasted from pyproject.toml, under ``[tool.guards]``."""
     if config_file is not None:
-        shown = str(config_file)
-        table = _read_toml(config_file, shown)
-        return _build(root, table, shown, _read_text(config_file, shown))
+        return _standalone(root, config_file, str(config_file))
     pyproject = root / "pyproject.toml"
     if pyproject.is_file():
-        table = _read_toml(pyproject, "pyproject.toml").get("tool", {}).get("guards")
-        if isinstance(table, dict):
-            return _build(root, table, "pyproject.toml", _read_text(pyproject, "pyproject.toml"))
+        text = _read_text(pyproject, "pyproject.toml")
+        table = _tool_table(_parse_toml(text, "pyproject.toml"), "pyproject.toml", text)
+        if table is not None:
+            return _build(root, table, "pyproject.toml", text)
     standalone = root / "guards.toml"
     if standalone.is_file():
-        return _build(
-            root,
-            _read_toml(standalone, "guards.toml"),
-            "guards.toml",
-            _read_text(standalone, "guards.toml"),
-        )
+        return _standalone(root, standalone, "guards.toml")
     return Config(root=root)
+
+
+def _standalone(root: Path, path: Path, shown: str) -> Config:
+    text = _read_text(path, shown)
+    data = _parse_toml(text, shown)
+    table = _tool_table(data, shown, text)
+    if table is not None and set(data) != {"tool"}:
+        raise GuardsError(
+            "settings both at the top level and under [tool.guards]; keep one",
+            shown,
+            _line_of(text, "tool"),
+        )
+    return _build(root, table if table is not None else data, shown, text)
+
+
+def _tool_table(data: dict[str, Any], shown: str, text: str) -> dict[str, Any] | None:
+    tool = data.get("tool")
+    if tool is None:
+        return None
+    table = tool.get("guards") if isinstance(tool, dict) else None
+    if (tool is not None and not isinstance(tool, dict)) or (
+        table is not None and not isinstance(table, dict)
+    ):
+        raise GuardsError("`tool.guards` must be a table", shown, _line_of(text, "tool"))
+    return table
 
 
 def _read_text(path: Path, shown: str) -> str:
@@ -89,8 +108,7 @@ def _read_text(path: Path, shown: str) -> str:
         raise GuardsError(f"cannot read config: {exc}", shown) from None
 
 
-def _read_toml(path: Path, shown: str) -> dict[str, Any]:
-    text = _read_text(path, shown)
+def _parse_toml(text: str, shown: str) -> dict[str, Any]:
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -150,3 +168,21 @@ def _line_of(text: str, key: str) -> int | None:
     pattern = re.compile(rf"^\s*(?:\"{name}\"|{name})\s*=|^\s*\[.*\b{name}\b.*\]", re.MULTILINE)
     match = pattern.search(text)
     return text.count("\n", 0, match.start()) + 1 if match else None
+
+
+def _line_of_option(text: str, rule: str, option: str) -> int | None:
+    """The line of ``option`` inside the options table of ``rule``: a ``[...rules.RULE]``
+    table, an inline ``RULE = {...}`` table, or dotted keys; else the table's own line."""
+    name = rf'(?:"{re.escape(rule)}"|{re.escape(rule)})'
+    header = re.compile(rf"^\s*\[\s*(?:tool\.guards\.)?rules\.{name}\s*\]", re.MULTILINE)
+    inline = re.compile(rf"^\s*(?:rules\.)?{name}\s*=", re.MULTILINE)
+    found = header.search(text) or inline.search(text)
+    if found is None:
+        return _line_of(text, "rules")
+    start = text.count("\n", 0, found.start()) + 1
+    if not option:
+        return start
+    end = re.compile(r"^\s*\[", re.MULTILINE).search(text, found.end())
+    key = re.compile(rf"(?:^|[{{,.\s])(\"?{re.escape(option)}\"?)\s*=", re.MULTILINE)
+    hit = key.search(text, found.start(), end.start() if end else len(text))
+    return text.count("\n", 0, hit.start(1)) + 1 if hit else start

@@ -1,9 +1,14 @@
-"""Findings and the per-check results that make up a guard-suite run."""
+"""Findings, the per-check results, and the one run object every reporter renders."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import hashlib
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .errors import GuardsError
 
 
 class Severity(StrEnum):
@@ -12,9 +17,9 @@ class Severity(StrEnum):
     INFO = "info"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Finding:
-    """One failing observation: a rule, a place, and what is wrong there."""
+    """One failing observation: a rule, a place (a span of lines), and what is wrong there."""
 
     rule: str
     severity: Severity
@@ -25,19 +30,89 @@ class Finding:
     hint: str | None = None
     claim: str | None = None
     knob: str | None = None
+    end_line: int = 0  # 0: the finding's own line
+    end_column: int = 0  # 0: the finding's own column (a point)
+    fingerprint: str = ""  # set by the runner: survives line shifts (see ``fingerprint``)
+
+    def __post_init__(self) -> None:
+        if not self.end_line:
+            object.__setattr__(self, "end_line", self.line)
+        if not self.end_column:
+            object.__setattr__(self, "end_column", self.column)
 
     def sort_key(self) -> tuple:
         return (self.path, self.line, self.column, self.rule, self.message)
 
 
+def fingerprint(finding: Finding, subject: str) -> str:
+    """A stable id for a finding: rule, path, claim or knob, and the whitespace-folded text it
+    is about (``subject``, typically its source lines) - never its line number, so moving a
+    block or editing another part of the file does not change it."""
+    folded = " ".join(subject.lower().split())
+    key = "\0".join((finding.rule, finding.path, finding.claim or finding.knob or "", folded))
+    return hashlib.sha1(key.encode("utf-8")).hexdigest()[:16]
+
+
+def with_fingerprints(findings: list[Finding], lines: list[str] | None) -> list[Finding]:
+    """The findings of one check with fingerprints; repeats of one fingerprint are numbered."""
+    seen: dict[str, int] = {}
+    out = []
+    for finding in findings:
+        subject = "\n".join(lines[finding.line - 1 : finding.end_line]) if lines else ""
+        base = fingerprint(finding, subject or finding.message)
+        seen[base] = seen.get(base, 0) + 1
+        tag = base if seen[base] == 1 else f"{base}-{seen[base]}"
+        out.append(replace(finding, fingerprint=tag))
+    return out
+
+
 @dataclass(frozen=True)
 class CheckResult:
-    """One check: one rule applied to one target. It passes when it has no findings."""
+    """One check: one rule applied to one target. It fails when it has an error finding."""
 
     rule: str
     target: str
     findings: tuple[Finding, ...] = field(default_factory=tuple)
+    remarks: tuple[str, ...] = ()  # what the rule could not check, for --verbose
 
     @property
     def passed(self) -> bool:
-        return not self.findings
+        return not any(f.severity is Severity.ERROR for f in self.findings)
+
+
+@dataclass(frozen=True)
+class Summary:
+    passed: int
+    failed: int
+    files: int
+    findings: int
+    warnings: int
+
+
+@dataclass(frozen=True)
+class Run:
+    """Everything a run produced: what reporters render and what decides the exit code."""
+
+    results: tuple[CheckResult, ...]
+    errors: tuple[GuardsError, ...] = ()  # inputs that could not be read or parsed
+    rules: tuple[str, ...] = ()  # ids of the rules that ran
+    files: int = 0
+    remarks: tuple[str, ...] = ()  # what was loaded and what could not be checked
+
+    @property
+    def findings(self) -> list[Finding]:
+        return sorted((f for r in self.results for f in r.findings), key=Finding.sort_key)
+
+    @property
+    def summary(self) -> Summary:
+        failed = sum(1 for r in self.results if not r.passed)
+        found = self.findings
+        warnings = sum(1 for f in found if f.severity is not Severity.ERROR)
+        return Summary(len(self.results) - failed, failed, self.files, len(found), warnings)
+
+    @property
+    def exit_code(self) -> int:
+        """2 when coverage was partial, 1 when a check failed, else 0."""
+        if self.errors:
+            return 2
+        return 1 if any(not r.passed for r in self.results) else 0

@@ -2,6 +2,7 @@ from pathlib import Path
 
 from guards.config import Config
 from guards.estate import load_estate
+from guards.options import load_options
 from guards.rules import all_rules, select
 from guards.suite import run
 
@@ -25,7 +26,8 @@ def findings(
     )
     estate = load_estate(config, env=env)
     assert estate.errors == [], estate.errors
-    results = run(estate, select(all_rules(), rules.split(","), []))
+    rules_ = all_rules()
+    result = run(estate, select(rules_, rules.split(","), []), load_options(config, rules_))
     if remarks is not None:
-        remarks.extend(estate.remarks)
-    return [(f.rule, f.line, f.message) for r in results for f in r.findings]
+        remarks.extend(result.remarks)
+    return [(f.rule, f.line, f.message) for f in result.findings]

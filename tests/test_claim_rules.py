@@ -49,7 +49,7 @@ def check(*targets, rules="C001,C002,C003"):
         (estate.notes if target.path.endswith(".md") else estate.composes).append(target)
     return [
         (f.rule, f.path, f.line, f.message)
-        for r in run(estate, select(all_rules(), rules.split(","), []))
+        for r in run(estate, select(all_rules(), rules.split(","), [])).results
         for f in r.findings
     ]
 
@@ -154,7 +154,7 @@ def test_unknown_claim_guard_is_off_without_a_registry():
         parse("", "claims.yaml"),
         notes=[note("claim:whatever\n")],
     )
-    assert run(estate, select(all_rules(), ["C003"], [])) == []
+    assert run(estate, select(all_rules(), ["C003"], [])).results == ()
 
 
 def test_incomplete_retraction_names_what_is_missing_and_a_citing_place():
@@ -183,7 +183,7 @@ def test_stale_copy_in_a_superseded_claim_without_replacement_says_remove():
             )
         ],
     )
-    found = [f for r in run(estate, select(all_rules(), ["C001"], [])) for f in r.findings]
+    found = [f for r in run(estate, select(all_rules(), ["C001"], [])).results for f in r.findings]
     assert [f.message for f in found] == [
         "repeats withdrawn claim old-ceiling (line 1), superseded"
     ]

@@ -1,4 +1,5 @@
 import json
+import re
 import os
 from pathlib import Path
 
@@ -52,13 +53,18 @@ def test_json_output_follows_the_contract(capsys):
         "path": "composes/bare-warning.yml",
         "line": 6,
         "column": 16,
+        "end_line": 6,
+        "end_column": 16,
         "message": "Status '⚠ Production w/ caveats' starts with U+26A0 without the U+FE0F "
         "variation selector, so it maps to no status",
         "hint": "write ⚠️ (with U+FE0F)",
         "claim": None,
         "knob": None,
+        "fingerprint": first["fingerprint"],
     }
+    assert re.fullmatch(r"[0-9a-f]{16}", first["fingerprint"])
     assert all(set(f) == set(first) for f in document["findings"])
+    assert document["errors"] == []
 
 
 def test_select_and_ignore(capsys):
@@ -278,7 +284,7 @@ def test_root_must_be_a_directory(capsys, tmp_path):
 
 
 def test_unexpected_errors_exit_3_with_a_log(capsys, monkeypatch):
-    def boom(estate, rules):
+    def boom(*args):
         raise RuntimeError("boom")
 
     monkeypatch.setattr("guards.suite.run", boom)

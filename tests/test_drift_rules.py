@@ -125,9 +125,6 @@ def test_status_against_a_statuses_file(tmp_path):
         "'🧪 Experimental'"
     ]
     (tmp_path / "catalog.yaml").write_text("composes/c.yml: production\n", encoding="utf-8")
-    from guards.rules import header_drift
-
-    header_drift._statuses.cache_clear()
     assert findings(tmp_path, "D001", options=options) == []
 
 

@@ -25,7 +25,7 @@ def test_bundled_estate_passes_with_at_least_50_checks():
     estate = load_estate(load_config(ROOT))
     assert estate.errors == []
     assert len(estate.composes) >= 16 and len(estate.notes) >= 4
-    results = run(estate, all_rules())
+    results = run(estate, all_rules()).results
     assert [f for r in results for f in r.findings] == []
     assert len(results) >= 50
 

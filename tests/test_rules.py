@@ -10,6 +10,7 @@ import guards.rules
 from guards.compose import parse_compose
 from guards.config import Config
 from guards.estate import Estate, load_estate
+from guards.options import load_options
 from guards.registry import empty
 from guards.rules import Context, all_rules, find, select
 from guards.suite import run
@@ -56,7 +57,7 @@ def run_rule(rule, text, root):
     config = Config(root=root, composes=("composes/*.yml",), notes=("learnings/*.md",))
     estate = load_estate(config)
     assert estate.errors == []
-    return [f for result in run(estate, [rule]) for f in result.findings]
+    return [f for result in run(estate, [rule]).results for f in result.findings]
 
 
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.id)
@@ -87,7 +88,8 @@ def test_required_fields_options(tmp_path):
     def messages(options):
         config = Config(root=tmp_path, rules={"required-fields": options})
         estate = Estate(tmp_path, config, empty(), composes=[compose])
-        return [f.message for f in rule.check(compose, Context(estate))]
+        context = Context(estate, load_options(config, RULES))
+        return [f.message for f in rule.check(compose, context)]
 
     assert messages({"fields": ["Model"]}) == ["profile block has no Caveats field (Status is ⚠️)"]
     assert messages({"fields": ["Model"], "caveats-unless": ["caveats"]}) == []

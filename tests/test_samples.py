@@ -239,7 +239,7 @@ def test_every_finding_on_the_samples():
     assert not estate.errors and len(estate.composes) == 8
     found = sorted(
         (f.rule, f.path.split("/compose/")[1], f.line, f.message)
-        for r in run(estate, all_rules())
+        for r in run(estate, all_rules()).results
         for f in r.findings
     )
     assert found == [

@@ -25,7 +25,7 @@ BODY = "services:\n  s:\n    image: vllm/vllm-openai:v0.27.1\n"
 
 
 def findings(estate, rule):
-    return [f for r in run(estate, [rule]) for f in r.findings]
+    return [f for r in run(estate, [rule]).results for f in r.findings]
 
 
 def snippet_target(snippet):
@@ -75,7 +75,7 @@ def test_precision_and_recall_on_labelled_snippets():
 def test_incident_gives_exactly_20_stale_findings_and_none_for_the_note():
     estate = load_estate(load_config(INCIDENT))
     assert len(estate.composes) == 20 and estate.errors == []
-    found = [f for r in run(estate, all_rules()) for f in r.findings]
+    found = [f for r in run(estate, all_rules()).results for f in r.findings]
     assert {f.rule for f in found} == {"C001"}
     assert len(found) == 20
     assert sorted({f.path for f in found}) == sorted(c.path for c in estate.composes)
@@ -131,7 +131,7 @@ def test_registry_still_active_while_the_note_retracts_it(incident):
     claims = incident / "claims.yaml"
     text = claims.read_text(encoding="utf-8")
     claims.write_text(text.replace("status: retracted", "status: active", 1), encoding="utf-8")
-    found = [f for r in run(load_estate(load_config(incident)), all_rules()) for f in r.findings]
+    found = [f for r in run(load_estate(load_config(incident)), all_rules()).results for f in r.findings]
     assert [(f.rule, f.path) for f in found] == [("C002", "learnings/qwen3.8-27b.md")]
     assert found[0].message.startswith("retracts claim decode-cliff-1096, but claims.yaml:")
     assert found[0].message.endswith("lists it as active")

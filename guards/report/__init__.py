@@ -1,24 +1,44 @@
-"""Reporters: turn check results into text or JSON. Each returns the whole output as a string."""
+"""Reporters: one class per output format, each rendering one :class:`~guards.findings.Run`.
+
+A format is a subclass of :class:`Reporter` (flake8's ``BaseFormatter``): override
+:meth:`finding` to render one finding as text, and :meth:`start` / :meth:`finish` for what
+comes before and after; or override :meth:`render` for a format that is one document.
+Register it in ``FORMATS`` by name; ``guards check --format NAME`` imports only that module.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import importlib
 
-from ..findings import CheckResult, Finding
+from ..findings import Finding, Run
 
-
-@dataclass(frozen=True)
-class Summary:
-    passed: int
-    failed: int
-    files: int
-    findings: int
+FORMATS = {"text": "text:TextReporter", "json": "json:JsonReporter"}
 
 
-def summarize(results: list[CheckResult], files: int) -> Summary:
-    failed = sum(1 for r in results if not r.passed)
-    return Summary(len(results) - failed, failed, files, len(all_findings(results)))
+class Reporter:
+    """Renders a run to a string. ``verbose`` asks for hints and remarks where the format has
+    room for them."""
+
+    def __init__(self, verbose: bool = False) -> None:
+        self.verbose = verbose
+
+    def render(self, run: Run) -> str:
+        parts = [self.start(run)]
+        parts += [self.finding(f) for f in run.findings]
+        parts.append(self.finish(run))
+        return "".join(parts)
+
+    def start(self, run: Run) -> str:
+        return ""
+
+    def finding(self, finding: Finding) -> str:
+        raise NotImplementedError
+
+    def finish(self, run: Run) -> str:
+        return ""
 
 
-def all_findings(results: list[CheckResult]) -> list[Finding]:
-    return sorted((f for r in results for f in r.findings), key=lambda f: f.sort_key())
+def reporter(name: str, verbose: bool = False) -> Reporter:
+    module, _, cls = FORMATS[name].partition(":")
+    found: type[Reporter] = getattr(importlib.import_module(f"{__name__}.{module}"), cls)
+    return found(verbose)

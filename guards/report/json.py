@@ -1,36 +1,45 @@
-"""JSON output, version 1 (the contract in the README)."""
+"""JSON output, version 1 (the contract in the README). Keys are only ever added."""
 
 from __future__ import annotations
 
 import json
 
-from ..findings import CheckResult
-from . import all_findings, summarize
+from ..findings import Finding, Run
+from . import Reporter
 
 
-def render(results: list[CheckResult], files: int) -> str:
-    summary = summarize(results, files)
-    document = {
-        "version": 1,
-        "summary": {
-            "pass": summary.passed,
-            "fail": summary.failed,
-            "files": summary.files,
-            "findings": summary.findings,
-        },
-        "findings": [
-            {
-                "rule": f.rule,
-                "severity": f.severity.value,
-                "path": f.path,
-                "line": f.line,
-                "column": f.column,
-                "message": f.message,
-                "hint": f.hint,
-                "claim": f.claim,
-                "knob": f.knob,
-            }
-            for f in all_findings(results)
-        ],
+class JsonReporter(Reporter):
+    def render(self, run: Run) -> str:
+        summary = run.summary
+        document = {
+            "version": 1,
+            "summary": {
+                "pass": summary.passed,
+                "fail": summary.failed,
+                "files": summary.files,
+                "findings": summary.findings,
+            },
+            "findings": [_finding(f) for f in run.findings],
+            "errors": [
+                {"path": e.path, "line": e.line, "column": e.column, "message": e.message}
+                for e in run.errors
+            ],
+        }
+        return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def _finding(f: Finding) -> dict:
+    return {
+        "rule": f.rule,
+        "severity": f.severity.value,
+        "path": f.path,
+        "line": f.line,
+        "column": f.column,
+        "end_line": f.end_line,
+        "end_column": f.end_column,
+        "message": f.message,
+        "hint": f.hint,
+        "claim": f.claim,
+        "knob": f.knob,
+        "fingerprint": f.fingerprint,
     }
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

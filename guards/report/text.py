@@ -1,19 +1,23 @@
-"""Text output: one line per finding (``path:line:col: RULE message``) and the suite total."""
+"""Text output: one line per finding (``path:line:col: RULE message``), then the suite total."""
 
 from __future__ import annotations
 
-from ..findings import CheckResult
-from . import all_findings, summarize
+from ..findings import Finding, Run, Severity
+from . import Reporter
 
 
-def render(results: list[CheckResult], files: int, verbose: bool = False) -> str:
-    lines = []
-    for finding in all_findings(results):
-        lines.append(
-            f"{finding.path}:{finding.line}:{finding.column}: {finding.rule} {finding.message}"
+class TextReporter(Reporter):
+    def finding(self, finding: Finding) -> str:
+        level = "" if finding.severity is Severity.ERROR else f"[{finding.severity}] "
+        line = (
+            f"{finding.path}:{finding.line}:{finding.column}: {finding.rule} {level}"
+            f"{finding.message}\n"
         )
-        if verbose and finding.hint:
-            lines.append(f"    hint: {finding.hint}")
-    summary = summarize(results, files)
-    lines.append(f"guard suite: {summary.passed} pass / {summary.failed} fail")
-    return "\n".join(lines) + "\n"
+        if self.verbose and finding.hint:
+            line += f"    hint: {finding.hint}\n"
+        return line
+
+    def finish(self, run: Run) -> str:
+        summary = run.summary
+        tail = f", {summary.warnings} warnings" if summary.warnings else ""
+        return f"guard suite: {summary.passed} pass / {summary.failed} fail{tail}\n"

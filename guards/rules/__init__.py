@@ -8,19 +8,22 @@ rule. A check is one rule applied to one target; it passes when it yields no fin
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ..errors import GuardsError
 from ..findings import Finding, Severity
+from ..options import RuleOptions
 
 if TYPE_CHECKING:
     from ..estate import Estate
 
+OptionsT = TypeVar("OptionsT", bound=RuleOptions)
+
 
 @dataclass(frozen=True)
-class Rule:
+class Rule(Generic[OptionsT]):
     id: str
     name: str
     family: str  # "schema" | "claims" | "knobs" | "drift" | "regen"
@@ -29,6 +32,7 @@ class Rule:
     summary: str
     check: Callable[[Any, Context], Iterable[Finding] | None]
     doc: str
+    options: type[OptionsT] = RuleOptions  # type: ignore[assignment]
 
     def at(
         self,
@@ -40,20 +44,43 @@ class Rule:
         hint: str | None = None,
         claim: str | None = None,
         knob: str | None = None,
+        end_line: int = 0,
+        end_column: int = 0,
     ) -> Finding:
-        return Finding(self.id, self.severity, path, line, column, message, hint, claim, knob)
+        return Finding(
+            rule=self.id,
+            severity=self.severity,
+            path=path,
+            line=line,
+            column=column,
+            message=message,
+            hint=hint,
+            claim=claim,
+            knob=knob,
+            end_line=end_line,
+            end_column=end_column,
+        )
 
 
 @dataclass(frozen=True)
 class Context:
-    estate: Estate
+    """What a check may read: the estate, the validated rule options, and a list for remarks.
 
-    def options(self, rule: Rule) -> dict[str, Any]:
-        return self.estate.config.options(rule.id, rule.name)
+    Rules never write into the estate; what they could not check goes to ``remarks`` and from
+    there into the check's result.
+    """
+
+    estate: Estate
+    settings: Mapping[str, RuleOptions] = field(default_factory=dict)
+    remarks: list[str] = field(default_factory=list)
+
+    def options(self, rule: Rule[OptionsT]) -> OptionsT:
+        found = self.settings.get(rule.id)
+        return found if isinstance(found, rule.options) else rule.options()
 
     def remark(self, rule: Rule, path: str, text: str) -> None:
         """Something a rule could not check, for ``--verbose`` (never a guess)."""
-        self.estate.remarks.append(f"{rule.id} {path}: {text}")
+        self.remarks.append(f"{rule.id} {path}: {text}")
 
 
 def summary(text: str, limit: int = 200) -> str:
@@ -76,16 +103,6 @@ def provenance(knob: Any) -> str:
     if knob.from_env:
         return f" (from {', '.join(knob.from_env)} in the environment)"
     return ""
-
-
-def number_option(context: Context, rule: Rule, key: str, default: float) -> float:
-    value = context.options(rule).get(key, default)
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        config = context.estate.config
-        raise GuardsError(
-            f"rules.{rule.name}.{key} must be a number", config.source, config.line_of(key)
-        )
-    return float(value)
 
 
 def all_rules() -> list[Rule]:

@@ -34,8 +34,9 @@ Good:
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from pathlib import Path
+
+from pydantic import Field, PrivateAttr
 
 from ..compose import Compose, Service
 from ..engines import LLAMACPP, VLLM, Knob
@@ -43,6 +44,7 @@ from ..engines.vllm import kv_dtype
 from ..errors import GuardsError
 from ..findings import Finding, Severity
 from ..header import HeaderField, first_count, same_count, status_of
+from ..options import RuleOptions
 from . import Context, Rule
 
 KV_WORD = re.compile(
@@ -194,12 +196,10 @@ def _topology(compose: Compose, service: Service) -> list[Finding]:
 
 
 def _status(compose: Compose, context: Context) -> list[Finding]:
-    source = context.options(RULE).get("statuses")
+    options = context.options(RULE)
     field = compose.header.field("Status")
-    if not source or field is None:
-        return []
-    expected = _statuses(context.estate.root, str(source)).get(compose.path)
-    if expected is None:
+    expected = options.status_for(compose.path)
+    if field is None or expected is None:
         return []
     wanted = status_of(expected) or expected.strip().lower()
     if status_of(field.first_value) == wanted:
@@ -209,20 +209,18 @@ def _status(compose: Compose, context: Context) -> list[Finding]:
             compose.path,
             field.line,
             field.column,
-            f"header Status says {field.first_value!r} (line {field.line}), but {source} "
+            f"header Status says {field.first_value!r} (line {field.line}), but {options.statuses} "
             f"lists this compose as {expected!r}",
             hint="make them agree",
         )
     ]
 
 
-@lru_cache(maxsize=8)
-def _statuses(root: Path, source: str) -> dict[str, str]:
-    """The statuses file, read once per run."""
+def read_statuses(root: Path, source: str) -> dict[str, str]:
+    """The statuses file: a YAML or TOML mapping of compose path to status."""
     from .. import yamlsrc
 
-    path = root / source
-    text = yamlsrc.read_text(path, source)
+    text = yamlsrc.read_text(root / source, source)
     if source.endswith(".toml"):
         import tomllib
 
@@ -238,6 +236,25 @@ def _statuses(root: Path, source: str) -> dict[str, str]:
     return {str(k): str(v) for k, v in data.items()}
 
 
+class Options(RuleOptions):
+    statuses: str | None = Field(
+        None,
+        description="A YAML or TOML file (relative to the root) mapping compose paths to a "
+        "status; Status must agree with it.",
+    )
+    _table: dict[str, str] = PrivateAttr(default_factory=dict)
+
+    def load(self, root: Path) -> Options:
+        if not self.statuses:
+            return self
+        loaded = self.model_copy()
+        loaded._table = read_statuses(root, self.statuses)
+        return loaded
+
+    def status_for(self, path: str) -> str | None:
+        return self._table.get(path)
+
+
 RULE = Rule(
     "D001",
     "header-drift",
@@ -247,4 +264,5 @@ RULE = Rule(
     "Profile fields (Max ctx, KV, Topology, Status) match what the body sets.",
     check,
     __doc__,
+    Options,
 )

@@ -30,14 +30,35 @@ Good:
 
 from __future__ import annotations
 
+from typing import Any
+
+from pydantic import Field
+
 from ..compose import Compose, Service
 from ..engines import LLAMACPP, VLLM
 from ..engines.vllm import kv_dtype
 from ..findings import Finding, Severity
 from ..header import first_count, same_count
 from ..kv import Pool, bytes_per_token, computed_pool, gib, measured_pool, per_card
+from ..options import RuleOptions
 from ..scope import fact
 from . import Context, Rule, provenance
+
+
+class Options(RuleOptions):
+    """Memory figures for the computed pool, used where no active registry claim sets them."""
+
+    gpu_memory_gib: float | None = Field(None, gt=0, description="Memory of one GPU, GiB.")
+    weights_gib: float | None = Field(None, gt=0, description="Model weights, GiB (all cards).")
+    reserved_gib: float | None = Field(
+        None, ge=0, description="Memory per card outside vLLM's pool (CUDA context, activations)."
+    )
+    kv_heads: int | None = Field(
+        None, ge=1, description="KV heads: per-card KV divides by min(TP, KV heads)."
+    )
+    kv_bytes_per_token: dict[str, int] = Field(
+        default_factory=dict, description="Whole-model KV bytes per token, by dtype."
+    )
 
 
 def check(compose: Compose, context: Context) -> list[Finding] | None:
@@ -151,9 +172,9 @@ def _per_sequence(compose: Compose, service: Service, context: Context, length: 
 def _computed(compose: Compose, service: Service, context: Context) -> Pool | None:
     registry, options = context.estate.registry, context.options(RULE)
 
-    def figure(name: str):
+    def figure(name: str) -> Any:
         found = fact(registry, compose, service, name)
-        return found.value if found else options.get(name.replace("_", "-"))
+        return found.value if found else getattr(options, name)
 
     table, gpu, weights = (
         figure("kv_bytes_per_token"),
@@ -213,4 +234,5 @@ RULE = Rule(
     "max-num-seqs (-np) stays within the full-length sequences the KV pool holds.",
     check,
     __doc__,
+    Options,
 )

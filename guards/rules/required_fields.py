@@ -28,14 +28,33 @@ Good:
 
 from __future__ import annotations
 
+from pydantic import Field, field_validator
+
 from ..compose import Compose
-from ..config import Config
-from ..errors import GuardsError
 from ..findings import Finding, Severity
 from ..header import NO_CAVEATS_NEEDED, STATUSES, status_of
+from ..options import RuleOptions
 from . import Context, Rule
 
-DEFAULT_FIELDS = ("Model", "Topology", "Drafter", "KV", "Status")
+
+class Options(RuleOptions):
+    fields: list[str] = Field(
+        ["Model", "Topology", "Drafter", "KV", "Status"],
+        description="Fields every Profile block must have.",
+    )
+    caveats_unless: list[str] = Field(
+        list(NO_CAVEATS_NEEDED),
+        description="Statuses (by name: production, caveats, ...) that need no Caveats field.",
+    )
+
+    @field_validator("caveats_unless")
+    @classmethod
+    def _known(cls, value: list[str]) -> list[str]:
+        known = set(STATUSES.values())
+        unknown = [v for v in value if v not in known]
+        if unknown:
+            raise ValueError(f"unknown status {unknown[0]!r} (known: {', '.join(sorted(known))})")
+        return value
 
 
 def check(compose: Compose, context: Context) -> list[Finding] | None:
@@ -43,12 +62,10 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
     if header.profile_line is None:
         return None  # S001 reports the missing block
     options = context.options(RULE)
-    config = context.estate.config
-    required = list(_strings(options, "fields", DEFAULT_FIELDS, config))
+    required = list(options.fields)
     status = header.field("Status")
-    exempt = _strings(options, "caveats-unless", NO_CAVEATS_NEEDED, config)
     status_name = status_of(status.first_value) if status else None
-    if status_name is not None and status_name not in exempt:
+    if status_name is not None and status_name not in options.caveats_unless:
         required.append("Caveats")
     missing = [name for name in required if header.field(name) is None]
     findings = []
@@ -68,24 +85,6 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
     return findings
 
 
-def _strings(options: dict, key: str, default: tuple[str, ...], config: Config) -> tuple[str, ...]:
-    value = options.get(key, default)
-    source, line = config.source, config.line_of(key)
-    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-        raise GuardsError(f"rules.required-fields.{key} must be a list of strings", source, line)
-    if key == "caveats-unless":
-        known = set(STATUSES.values())
-        unknown = [v for v in value if v not in known]
-        if unknown:
-            raise GuardsError(
-                f"rules.required-fields.caveats-unless: unknown status "
-                f"{unknown[0]!r} (known: {', '.join(sorted(known))})",
-                source,
-                line,
-            )
-    return tuple(value)
-
-
 RULE = Rule(
     "S003",
     "required-fields",
@@ -95,4 +94,5 @@ RULE = Rule(
     "The Profile block has Model, Topology, Drafter, KV, Status (and Caveats when due).",
     check,
     __doc__,
+    Options,
 )

@@ -40,13 +40,20 @@ Good:
 
 from __future__ import annotations
 
+from pydantic import Field
+
 from ..compose import Compose
 from ..engines import VLLM
 from ..findings import Finding, Severity
+from ..options import RuleOptions
 from ..scope import fact
-from . import Context, Rule, number_option, provenance, summary
+from . import Context, Rule, provenance, summary
 
-DEFAULT_CEILING = 0.94
+
+class Options(RuleOptions):
+    default_ceiling: float = Field(
+        0.94, gt=0, le=1, description="The ceiling when no registry claim sets one for the model."
+    )
 
 
 def check(compose: Compose, context: Context) -> list[Finding] | None:
@@ -55,7 +62,7 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
     ]
     if not services:
         return None
-    default = number_option(context, RULE, "default-ceiling", DEFAULT_CEILING)
+    default = context.options(RULE).default_ceiling
     findings = []
     for service in services:
         knob = service.knob("gpu_memory_utilization")
@@ -96,4 +103,5 @@ RULE = Rule(
     "--gpu-memory-utilization stays at or under the registry's ceiling.",
     check,
     __doc__,
+    Options,
 )

@@ -194,10 +194,11 @@ def claims_retract(
     config: Path | None = CONFIG_OPTION,
 ) -> None:
     """Retract a claim in claims.yaml in place, then list what still cites or asserts it."""
+    from . import edit
     from .claimscan import places
     from .estate import load_estate, shown_path
     from .registry import load
-    from .retract import check_date, retract_text, write_atomically
+    from .retract import check_date, retract_edits
 
     settings = _settings(root, config)
     check_date(date)
@@ -206,10 +207,9 @@ def claims_retract(
     shown = shown_path(settings, path)
     if not path.is_file():
         raise GuardsError("no claims registry to edit", shown)
-    raw = path.read_bytes().decode("utf-8")
-    crlf = "\r\n" in raw
-    edited = retract_text(raw.replace("\r\n", "\n"), shown, claim_id, date, reason, replacement)
-    write_atomically(path, edited.replace("\n", "\r\n") if crlf else edited)
+    source = edit.read(path, shown)
+    edits = retract_edits(source.text, shown, claim_id, date, reason, replacement)
+    edit.write(source, source.render(edits))
     typer.echo(f"{shown}: retracted {claim_id} on {date}")
     estate = load_estate(settings)
     claim = load(path, shown).get(claim_id)

@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 import re
-import tempfile
-from pathlib import Path
 
 import yaml
 
 from . import registry, yamlsrc
+from .edit import Edit, apply, line_starts
 from .errors import GuardsError
 from .yamlsrc import MappingNode, Node, ScalarNode, SequenceNode
 
@@ -50,13 +48,16 @@ def check_date(value: str) -> str:
     raise GuardsError(f"--date {value!r} is not a date as YYYY-MM-DD")
 
 
-def retract_text(
+def retract_edits(
     text: str, shown: str, claim_id: str, date: str, reason: str, replacement: str
-) -> str:
-    """The registry text with ``claim_id`` retracted; raises GuardsError for bad input."""
+) -> list[Edit]:
+    """The edits that retract ``claim_id`` in registry ``text``, verified: applied, they
+    change exactly its four retraction fields. Raises GuardsError for bad input."""
     before = registry.parse(text, shown)
     if before.get(claim_id) is None:
         raise GuardsError(f"no claim with id {claim_id!r}", shown)
+    if not reason.strip():
+        raise GuardsError("--reason is empty")
     item = _claim_node(yamlsrc.compose(text, shown), claim_id)
     values = {
         "status": "retracted",
@@ -64,29 +65,9 @@ def retract_text(
         "reason": reason,
         "replacement": replacement,
     }
-    lines = text.split("\n")
-    edits = _edits(text, lines, item, values)
-    # From the end backwards; two inserts at one spot keep their order (ORDER's order).
-    for _, (start, end, new) in sorted(
-        enumerate(edits), key=lambda e: (e[1][0], e[1][1], e[0]), reverse=True
-    ):
-        text = text[:start] + new + text[end:]
-    _verify(before, registry.parse(text, shown), claim_id, values)
-    return text
-
-
-def write_atomically(path: Path, text: str) -> None:
-    mode = path.stat().st_mode & 0o7777
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
-            out.write(text)
-        os.chmod(temp, mode)
-        os.replace(temp, path)
-    except BaseException:
-        if os.path.exists(temp):
-            os.unlink(temp)
-        raise
+    edits = _edits(text, text.split("\n"), item, values)
+    _verify(before, registry.parse(apply(text, edits), shown), claim_id, values, shown)
+    return edits
 
 
 def _claim_node(root: Node | None, claim_id: str) -> MappingNode:
@@ -99,18 +80,16 @@ def _claim_node(root: Node | None, claim_id: str) -> MappingNode:
     raise AssertionError(claim_id)
 
 
-def _edits(
-    text: str, lines: list[str], item: MappingNode, values: dict[str, str]
-) -> list[tuple[int, int, str]]:
+def _edits(text: str, lines: list[str], item: MappingNode, values: dict[str, str]) -> list[Edit]:
     keys = [key.value for key, _ in item.value]
     indent = item.value[0][0].start_mark.column
-    offsets = _line_offsets(lines)
-    edits = []
+    offsets = line_starts(text) + [len(text) + 1]
+    edits: list[Edit] = []
     for name, value in values.items():
         rendered = _render(value, indent)
         if name not in keys:
             at = offsets[_insert_line(lines, item, keys, name)]
-            edits.append((at, at, " " * indent + f"{name}: {rendered}\n"))
+            edits.append(Edit(at, at, " " * indent + f"{name}: {rendered}\n"))
             continue
         node = item.value[keys.index(name)][1]
         start, end = node.start_mark.index, _content_end(text, node)
@@ -119,7 +98,7 @@ def _edits(
         if "\n" in rendered and tail.strip():  # keep a trailing comment out of the block
             indicator, _, body = rendered.partition("\n")
             rendered, end = f"{indicator} {tail.strip()}\n{body}", end + len(tail)
-        edits.append((start, end, rendered))
+        edits.append(Edit(start, end, rendered))
     return edits
 
 
@@ -174,15 +153,6 @@ def _filler(line: str) -> bool:
     return not stripped or stripped.startswith("#")
 
 
-def _line_offsets(lines: list[str]) -> list[int]:
-    offsets, total = [], 0
-    for line in lines:
-        offsets.append(total)
-        total += len(line) + 1
-    offsets.append(total)
-    return offsets
-
-
 def _render(value: str, indent: int) -> str:
     """A YAML scalar for ``value``; multi-line text becomes a ``|-`` block (no final newline)."""
     if "\n" in value.strip("\n"):
@@ -205,7 +175,11 @@ def _plain_safe(value: str) -> bool:
 
 
 def _verify(
-    before: registry.Registry, after: registry.Registry, claim_id: str, values: dict[str, str]
+    before: registry.Registry,
+    after: registry.Registry,
+    claim_id: str,
+    values: dict[str, str],
+    shown: str,
 ) -> None:
     """The edit changed exactly the four fields of one claim, or nothing is written."""
 
@@ -231,6 +205,8 @@ def _verify(
         or len(before.claims) != len(after.claims)
         or any((got[k] or "").strip() != v.strip() for k, v in values.items())
     ):
-        raise RuntimeError(
-            f"refusing to write: splicing {claim_id} would change more than its retraction fields"
+        raise GuardsError(
+            f"refusing to write: splicing {claim_id} would change more than its retraction "
+            "fields; nothing written",
+            shown,
         )

@@ -51,24 +51,11 @@ __all__ = [
 
 
 def read_text(path: Path, shown: str) -> str:
-    """Read a file as UTF-8 (a BOM is tolerated); errors name the file and line."""
-    try:
-        raw = path.read_bytes()
-    except IsADirectoryError:
-        raise GuardsError("is a directory, not a file", shown) from None
-    except FileNotFoundError:
-        raise GuardsError("no such file", shown) from None
-    except OSError as exc:
-        raise GuardsError(f"cannot read: {exc.strerror or exc}", shown) from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise GuardsError(
-            f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})", shown, line, column
-        ) from None
-    return text.replace("\r\n", "\n")
+    """Read a file as UTF-8 (a BOM is tolerated) with ``\n`` line breaks; errors name the
+    file and line."""
+    from .edit import read
+
+    return read(path, shown).text
 
 
 def compose(text: str, shown: str) -> Node | None:

@@ -259,3 +259,21 @@ def test_any_edit_parses_or_raises_a_located_error(at, cut, insert):
         assert error.path == "fuzz.yml" and error.line is not None and "\n" not in str(error)
     else:
         assert all(isinstance(s.knobs, dict) for s in compose.services)
+
+
+def test_regions_record_name_args_body_offsets_and_checksum():
+    text = (
+        "# >>> guards:claim spec-tax-35387\n"
+        "# A steady tax.\n"
+        "# <<< guards:claim (checksum: 1a2b3c4d)\n"
+        "# >>> guards:profile\n"
+        "# <<< guards:profile\n"
+        "services: {}\n"
+    )
+    first, second = parse_compose(text, "c.yml").regions
+    assert (first.name, first.args, first.line, first.end_line, first.checksum) == (
+        "claim", "spec-tax-35387", 1, 3, "1a2b3c4d"
+    )
+    assert text[first.body_start : first.body_end] == "# A steady tax.\n"
+    assert (second.name, second.args, second.checksum) == ("profile", "", None)
+    assert second.body_start == second.body_end == text.index("# <<< guards:profile")

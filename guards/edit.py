@@ -1,0 +1,147 @@
+"""Editing files in place: the one home for every command that writes (``claims retract``, and
+the header regeneration and ``fix`` to come).
+
+A file is read into a :class:`Source`: the text every parser sees (``\\n`` line breaks, no BOM)
+and what is needed to write it back as it was. Edits are spans of that text with new text
+(:class:`Edit`), applied from the end backwards so earlier offsets stay valid (pre-commit's
+``migrate_config``). Writing keeps each untouched line's own ending (CRLF or LF; new lines take
+the file's dominant one), the BOM and the file mode, goes through a temp file and
+``os.replace``, and happens only when the text changed (cog's ``process_string``).
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import os
+import stat
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import GuardsError
+
+BOM = "\ufeff"
+
+
+@dataclass(frozen=True, order=True)
+class Edit:
+    """Replace ``text[start:end]`` (offsets in :attr:`Source.text`) with ``new``."""
+
+    start: int
+    end: int
+    new: str
+
+
+@dataclass(frozen=True)
+class Source:
+    path: Path
+    shown: str  # the path as users see it, for messages
+    raw: str  # the file as decoded, BOM removed, line endings as written
+    text: str  # ``raw`` with every CRLF as LF: what parsers read and edits address
+    bom: bool
+
+    @property
+    def newline(self) -> str:
+        """The file's dominant line ending, for lines an edit adds."""
+        crlf = self.raw.count("\r\n")
+        return "\r\n" if crlf * 2 > self.raw.count("\n") else "\n"
+
+    def render(self, edits: list[Edit]) -> str:
+        """``raw`` with ``edits`` applied; untouched line endings stay as written."""
+        cr_lines = _cr_lines(self.raw)  # lines (0-based) whose ending is CRLF
+        starts = line_starts(self.text)
+
+        def to_raw(offset: int) -> int:
+            line = bisect.bisect_right(starts, offset) - 1
+            return offset + bisect.bisect_left(cr_lines, line)
+
+        out = self.raw
+        for edit in reversed(_ordered(edits)):
+            new = edit.new.replace("\n", self.newline) if self.newline != "\n" else edit.new
+            out = out[: to_raw(edit.start)] + new + out[to_raw(edit.end) :]
+        return out
+
+
+def apply(text: str, edits: list[Edit]) -> str:
+    """``text`` with ``edits`` applied (from the end backwards; they may not overlap)."""
+    for edit in reversed(_ordered(edits)):
+        text = text[: edit.start] + edit.new + text[edit.end :]
+    return text
+
+
+def read(path: Path, shown: str) -> Source:
+    """Read a UTF-8 file (a BOM is tolerated); errors name the file and line."""
+    try:
+        data = path.read_bytes()
+    except IsADirectoryError:
+        raise GuardsError("is a directory, not a file", shown) from None
+    except FileNotFoundError:
+        raise GuardsError("no such file", shown) from None
+    except OSError as exc:
+        raise GuardsError(f"cannot read: {exc.strerror or exc}", shown) from None
+    try:
+        decoded = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise GuardsError(
+            f"not valid UTF-8 (byte 0x{data[exc.start]:02x})", shown, line, column
+        ) from None
+    bom = decoded.startswith(BOM)
+    raw = decoded[1:] if bom else decoded
+    return Source(path, shown, raw, raw.replace("\r\n", "\n"), bom)
+
+
+def write(source: Source, new_raw: str) -> bool:
+    """Write ``new_raw`` (a rendering of ``source``) when it differs; True when written.
+
+    Atomic (temp file in the same folder, then ``os.replace``); keeps the file mode; writes
+    through a symlink to its target; refuses a read-only file."""
+    if new_raw == source.raw:
+        return False
+    target = Path(os.path.realpath(source.path))
+    mode = stat.S_IMODE(target.stat().st_mode)
+    if not mode & 0o222:
+        raise GuardsError("file is read-only; nothing written", source.shown)
+    data = ((BOM if source.bom else "") + new_raw).encode("utf-8")
+    handle, temp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        os.chmod(temp, mode)
+        os.replace(temp, target)
+    except BaseException:
+        if os.path.exists(temp):
+            os.unlink(temp)
+        raise
+    return True
+
+
+def line_starts(text: str) -> list[int]:
+    """Offset of the first character of every line of ``text`` (``\\n`` line breaks)."""
+    starts = [0]
+    at = text.find("\n")
+    while at >= 0:
+        starts.append(at + 1)
+        at = text.find("\n", at + 1)
+    return starts
+
+
+def _cr_lines(raw: str) -> list[int]:
+    lines, line, at = [], 0, raw.find("\n")
+    while at >= 0:
+        if at and raw[at - 1] == "\r":
+            lines.append(line)
+        line += 1
+        at = raw.find("\n", at + 1)
+    return lines
+
+
+def _ordered(edits: list[Edit]) -> list[Edit]:
+    # A stable sort: two inserts at one offset keep the order they were given in.
+    ordered = sorted(edits, key=lambda e: (e.start, e.end))
+    for before, after in itertools.pairwise(ordered):
+        if after.start < before.end:
+            raise ValueError(f"overlapping edits at offsets {before.start} and {after.start}")
+    return ordered

@@ -21,11 +21,12 @@ __all__ = [
     "strip_struck",
 ]
 
-CLAIM_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+_ID = r"[a-z0-9]+(?:-[a-z0-9]+)*"  # kebab-case: the one definition of a claim id
+CLAIM_ID = re.compile(_ID)
 
 # The lookarounds keep `reclaim:x`, `pre-claim:x` and `claim:abc_def` from counting; a
 # trailing hyphen or word character means the id was not kebab-case, so nothing matches.
-CLAIM_REF = re.compile(r"(?<![\w-])claim:([a-z0-9]+(?:-[a-z0-9]+)*)(?![\w-])")
+CLAIM_REF = re.compile(rf"(?<![\w-])claim:({_ID})(?![\w-])")
 
 DATE = re.compile(r"(?<![\w-])\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])(?![\w-])")
 

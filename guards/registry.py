@@ -6,7 +6,6 @@ Errors read ``claims.yaml:LINE: field: problem`` - never a pydantic dump.
 from __future__ import annotations
 
 import datetime as dt
-import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -14,8 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from . import yamlsrc
 from .errors import GuardsError
+from .markers import CLAIM_ID
 
-ID_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 STATUSES = ("active", "retracted", "superseded", "disputed")
 
 
@@ -84,7 +83,7 @@ class Claim(Strict):
     @field_validator("id")
     @classmethod
     def _kebab(cls, value: str) -> str:
-        if not ID_PATTERN.match(value):
+        if not CLAIM_ID.fullmatch(value):
             raise ValueError("must be kebab-case (lowercase letters, digits, single hyphens)")
         return value
 

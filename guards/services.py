@@ -86,16 +86,16 @@ def _image(node: Node | None, env: Mapping[str, str], shown: str) -> Knob | None
         return None
     value = _scalar_value(node, env, shown)
     return Knob(
-        "image",
-        value.text if value.resolved else None,
-        node.value,
-        yamlsrc.line_of(node),
-        yamlsrc.column_of(node),
-        "image",
-        None,
-        value.variables,
-        value.from_env,
-        "; ".join(u.reason for u in value.unresolved) or None,
+        name="image",
+        value=value.text if value.resolved else None,
+        raw=node.value,
+        line=yamlsrc.line_of(node),
+        column=yamlsrc.column_of(node),
+        source="image",
+        flag=None,
+        variables=value.variables,
+        from_env=value.from_env,
+        note="; ".join(u.reason for u in value.unresolved) or None,
     )
 
 
@@ -307,19 +307,19 @@ def _gpus(devices: list[dict[str, Any]]) -> Knob:
     if "device_ids" in first:
         ids = first["device_ids"]
         return Knob(
-            "gpus",
-            str(len(ids)),
-            ",".join(ids),
-            first["line"],
-            1,
-            "deploy",
+            name="gpus",
+            value=str(len(ids)),
+            raw=",".join(ids),
+            line=first["line"],
+            column=1,
+            source="deploy",
             note=f"device_ids {','.join(ids)}",
         )
     return Knob(
-        "gpus",
-        str(first.get("count", "all")),
-        str(first.get("count", "all")),
-        first["line"],
-        1,
-        "deploy",
+        name="gpus",
+        value=str(first.get("count", "all")),
+        raw=str(first.get("count", "all")),
+        line=first["line"],
+        column=1,
+        source="deploy",
     )

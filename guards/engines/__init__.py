@@ -30,7 +30,7 @@ class Token:
         return self.text.startswith("-") and not _is_number(self.text)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Knob:
     """One effective setting: its value, where it is set, and what controls it."""
 
@@ -105,14 +105,14 @@ def knob_from(name: str, flag: Flag, source: str = "command") -> Knob:
     if token.unresolved:
         value, note = None, "; ".join(u.reason for u in token.unresolved)
     return Knob(
-        name,
-        value,
-        token.raw,
-        token.line,
-        token.column,
-        source,
-        flag.name,
-        token.variables,
-        token.from_env,
-        note,
+        name=name,
+        value=value,
+        raw=token.raw,
+        line=token.line,
+        column=token.column,
+        source=source,
+        flag=flag.name,
+        variables=token.variables,
+        from_env=token.from_env,
+        note=note,
     )

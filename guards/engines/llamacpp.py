@@ -8,6 +8,7 @@ when it is 0 the script strips the drafter flags.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from ..script import Script
 from . import Flag, Knob, Token, knob_from, split_flags
@@ -83,12 +84,12 @@ def _kv(found: dict[str, Knob], service_line: int) -> Knob:
     k, v = found.get("cache_type_k"), found.get("cache_type_v")
     if k is None and v is None:
         return Knob(
-            "kv_cache_dtype",
-            DEFAULT_CACHE_TYPE,
-            "",
-            service_line,
-            1,
-            "engine-default",
+            name="kv_cache_dtype",
+            value=DEFAULT_CACHE_TYPE,
+            raw="",
+            line=service_line,
+            column=1,
+            source="engine-default",
             note="no -ctk/-ctv: llama.cpp caches K and V as f16",
         )
     first = k or v
@@ -101,16 +102,16 @@ def _kv(found: dict[str, Knob], service_line: int) -> Knob:
     variables = tuple(dict.fromkeys((k.variables if k else ()) + (v.variables if v else ())))
     from_env = tuple(dict.fromkeys((k.from_env if k else ()) + (v.from_env if v else ())))
     return Knob(
-        "kv_cache_dtype",
-        value,
-        first.raw,
-        first.line,
-        first.column,
-        "command",
-        first.flag,
-        variables,
-        from_env,
-        first.note,
+        name="kv_cache_dtype",
+        value=value,
+        raw=first.raw,
+        line=first.line,
+        column=first.column,
+        source="command",
+        flag=first.flag,
+        variables=variables,
+        from_env=from_env,
+        note=first.note,
     )
 
 
@@ -128,54 +129,32 @@ def _drafter(flags: list[Flag], found: dict[str, Knob], script: Script | None) -
         inline = re.search(r"(?:^|,)n_max=([^,]*)", params)
         if inline:
             inline_depth = inline.group(1)
-        out["drafter_method"] = Knob(
-            "drafter_method",
-            method or None,
-            method_knob.raw,
-            method_knob.line,
-            method_knob.column,
-            "command",
-            "--spec-type",
-            method_knob.variables,
-            method_knob.from_env,
-            method_knob.note,
-        )
+        out["drafter_method"] = replace(method_knob, value=method or None)
     else:
         draft = found.get("draft_model")
         out["drafter_method"] = Knob(
-            "drafter_method",
-            "draft_model",
-            draft.raw if draft else "",
-            draft.line if draft else 0,
-            1,
-            "command",
-            "-md",
+            name="drafter_method",
+            value="draft_model",
+            raw=draft.raw if draft else "",
+            line=draft.line if draft else 0,
+            column=1,
+            source="command",
+            flag="-md",
         )
     if depth_flag is not None:
         depth = knob_from("drafter_depth", depth_flag)
     elif spec_type is not None and inline_depth is not None:
         base = knob_from("drafter_depth", spec_type)
-        depth = Knob(
-            "drafter_depth",
-            inline_depth if base.value is not None else None,
-            base.raw,
-            base.line,
-            base.column,
-            "command",
-            "--spec-type",
-            base.variables,
-            base.from_env,
-            base.note,
-        )
+        depth = replace(base, value=inline_depth if base.value is not None else None)
     else:
         anchor = out["drafter_method"]
         depth = Knob(
-            "drafter_depth",
-            None,
-            "",
-            anchor.line,
-            anchor.column,
-            "command",
+            name="drafter_depth",
+            value=None,
+            raw="",
+            line=anchor.line,
+            column=anchor.column,
+            source="command",
             note="no --spec-draft-n-max: the engine's default depth applies",
         )
     out["drafter_depth"] = _switched_off(depth, script)
@@ -191,16 +170,13 @@ def _switched_off(depth: Knob, script: Script | None) -> Knob:
     state = script.evaluate(switch)
     if state.value != "0":
         return depth
-    line = state.line
-    return Knob(
-        "drafter_depth",
-        "0",
-        state.raw,
-        line.number if line else depth.line,
-        depth.column,
-        "entrypoint",
-        depth.flag,
-        state.variables,
-        state.from_env,
-        "the entrypoint removes the drafter flags (SPEC_N=0)",
+    return replace(
+        depth,
+        value="0",
+        raw=state.raw,
+        line=state.line.number if state.line else depth.line,
+        source="entrypoint",
+        variables=state.variables,
+        from_env=state.from_env,
+        note="the entrypoint removes the drafter flags (SPEC_N=0)",
     )

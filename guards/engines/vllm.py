@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from ..kv import canonical_kv
 from ..script import EnvEntry, Script, ScriptLine, parse_spec_payload, variable_name
 from . import Flag, Knob, Token, knob_from, split_flags
 
@@ -50,20 +53,25 @@ def knobs(
     if "model" not in found and tokens and not tokens[0].is_flag:
         first = tokens[0]
         found["model"] = Knob(
-            "model",
-            first.text,
-            first.raw,
-            first.line,
-            first.column,
-            "command",
-            None,
-            first.variables,
-            first.from_env,
+            name="model",
+            value=first.text,
+            raw=first.raw,
+            line=first.line,
+            column=first.column,
+            source="command",
+            flag=None,
+            variables=first.variables,
+            from_env=first.from_env,
         )
     entry = environment.get("VLLM_ATTENTION_BACKEND")
     if "attention_backend" not in found and entry is not None and entry.value:
         found["attention_backend"] = Knob(
-            "attention_backend", entry.value, entry.value, entry.line, 1, "environment"
+            name="attention_backend",
+            value=entry.value,
+            raw=entry.value,
+            line=entry.line,
+            column=1,
+            source="environment",
         )
     found.update(_drafter(flags, script))
     return found
@@ -78,41 +86,34 @@ def _drafter(flags: list[Flag], script: Script | None) -> dict[str, Knob]:
         return {}
     line = config.line
     method = Knob(
-        "drafter_method",
-        config.method,
-        line.raw.strip(),
-        line.number,
-        1,
-        "entrypoint",
-        "--speculative-config",
+        name="drafter_method",
+        value=config.method,
+        raw=line.raw.strip(),
+        line=line.number,
+        column=1,
+        source="entrypoint",
+        flag="--speculative-config",
     )
     name = variable_name(config.depth)
     if name is None:
-        depth = Knob(
-            "drafter_depth",
-            config.depth or None,
-            config.depth,
-            line.number,
-            1,
-            "entrypoint",
-            "--speculative-config",
-            note=None if config.depth else "num_speculative_tokens is not set",
+        note = None if config.depth else "num_speculative_tokens is not set"
+        depth = replace(
+            method, name="drafter_depth", value=config.depth or None, raw=config.depth, note=note
         )
         return {"drafter_method": method, "drafter_depth": depth}
     assert script is not None
     evaluated = script.evaluate(name)
     where = evaluated.line or line
-    depth = Knob(
-        "drafter_depth",
-        evaluated.value,
-        evaluated.raw or config.depth,
-        where.number,
-        _column(where),
-        "entrypoint",
-        "--speculative-config",
-        evaluated.variables,
-        evaluated.from_env,
-        evaluated.note,
+    depth = replace(
+        method,
+        name="drafter_depth",
+        value=evaluated.value,
+        raw=evaluated.raw or config.depth,
+        line=where.number,
+        column=_column(where),
+        variables=evaluated.variables,
+        from_env=evaluated.from_env,
+        note=evaluated.note,
     )
     return {"drafter_method": method, "drafter_depth": depth}
 
@@ -122,18 +123,10 @@ def _from_command(flag: Flag) -> dict[str, Knob]:
     assert token is not None
     method, depth = parse_spec_payload(token.text)
     note = "; ".join(u.reason for u in token.unresolved) or None
-    common = dict(
-        raw=token.raw,
-        line=token.line,
-        column=token.column,
-        source="command",
-        flag=flag.name,
-        variables=token.variables,
-        from_env=token.from_env,
-    )
+    knob = knob_from("drafter_method", flag)
     return {
-        "drafter_method": Knob("drafter_method", method, **common),
-        "drafter_depth": Knob("drafter_depth", depth or None, note=note, **common),
+        "drafter_method": replace(knob, value=method, note=None),
+        "drafter_depth": replace(knob, name="drafter_depth", value=depth or None, note=note),
     }
 
 
@@ -148,12 +141,4 @@ def kv_dtype(kv: str | None, dtype: str | None) -> str | None:
     kv = kv.lower()
     if kv == "auto":
         kv = (dtype or "auto").lower()
-    return {
-        "bfloat16": "bf16",
-        "float16": "fp16",
-        "half": "fp16",
-        "fp8": "fp8_e4m3",
-        "fp8_e4m3": "fp8_e4m3",
-        "fp8_e5m2": "fp8_e5m2",
-        "float32": "fp32",
-    }.get(kv, kv)
+    return canonical_kv(kv)

@@ -44,25 +44,19 @@ from ..engines.vllm import kv_dtype
 from ..errors import GuardsError
 from ..findings import Finding, Severity
 from ..header import HeaderField, first_count, same_count, status_of
+from ..kv import KV_ALIASES, KV_NAMES, same_kv
 from ..options import RuleOptions
 from . import Context, Rule
 
 KV_WORD = re.compile(
-    r"\b(bf16|bfloat16|fp16|float16|f16|half|fp8(?:_e4m3|_e5m2)?|e4m3|"
-    r"q8_0|q4_0|q4_1|q5_0|q5_1|iq4_nl|auto)\b",
+    r"\b("
+    + "|".join(sorted({*KV_ALIASES, *KV_NAMES, "fp8", "auto"}, key=len, reverse=True))
+    + r")\b",
     re.IGNORECASE,
 )
 KV_PAIR = re.compile(r"\b(\w+)\s+K\s*\+\s*(\w+)\s+V\b")
 TP = re.compile(r"\bTP\s*=\s*(\d+)\b")
 SPLIT = re.compile(r"-ts\s+([\d.,/]+)")
-FAMILIES = {
-    "bf16": "16-bit",
-    "bfloat16": "16-bit",
-    "fp16": "16-bit",
-    "float16": "16-bit",
-    "f16": "16-bit",
-    "half": "16-bit",
-}
 
 
 def check(compose: Compose, context: Context) -> list[Finding] | None:
@@ -120,7 +114,7 @@ def _kv(compose: Compose, service: Service) -> list[Finding]:
     if stated is None:
         return []
     actual = _canonical(knob.value, service)
-    if actual is None or _same_kv(stated, actual):
+    if actual is None or same_kv(stated, actual):
         return []
     return [
         _finding(
@@ -150,14 +144,6 @@ def _canonical(value: str, service: Service) -> str | None:
             return None  # follows the checkpoint's dtype, which the compose does not say
         return kv_dtype(value, dtype)
     return value.lower()
-
-
-def _same_kv(stated: str, actual: str) -> bool:
-    def norm(text: str) -> str:
-        text = {"e4m3": "fp8_e4m3", "fp8": "fp8_e4m3"}.get(text, text)
-        return FAMILIES.get(text, text)
-
-    return "/".join(map(norm, stated.split("/"))) == "/".join(map(norm, actual.split("/")))
 
 
 def _topology(compose: Compose, service: Service) -> list[Finding]:

@@ -13,13 +13,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from .notes import Note
 from .textmatch import ClaimMatcher, Copy
 
 if TYPE_CHECKING:
     from .compose import Compose
     from .estate import Estate
     from .markers import Citation
-    from .notes import Note
     from .registry import Claim
 
 Passage = list[tuple[int, str]]
@@ -34,9 +34,9 @@ class Place:
 
 
 def passages(target: Compose | Note) -> list[Passage]:
-    if hasattr(target, "blocks"):
-        return _note_passages(target)  # type: ignore[arg-type]
-    return _compose_passages(target)  # type: ignore[arg-type]
+    if isinstance(target, Note):
+        return _note_passages(target)
+    return _compose_passages(target)
 
 
 def _compose_passages(compose: Compose) -> list[Passage]:

@@ -120,7 +120,7 @@ def _targets(
             estate.errors.append(GuardsError("no such file or directory", shown_path(config, path)))
         elif not _excluded(config, shown_path(config, path)):
             _sort(config, path, True, composes, notes)
-    return _unique(composes), _unique(notes)
+    return list(dict.fromkeys(composes)), list(dict.fromkeys(notes))
 
 
 def _discover(
@@ -195,7 +195,3 @@ def _excluded(config: Config, shown: str) -> bool:
         _glob_match(shown, pattern) or shown.startswith(pattern.rstrip("/") + "/")
         for pattern in config.exclude
     )
-
-
-def _unique(paths: list[Path]) -> list[Path]:
-    return list(dict.fromkeys(paths))

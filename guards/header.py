@@ -103,8 +103,7 @@ def parse_header(lines: list[str]) -> Header:
     first, last = header_span(lines)
     if not first:
         return Header()
-    block = [_header_line(n, lines[n - 1]) for n in range(first, last + 1)]
-    block = [b for b in block if b is not None]
+    block = [b for n in range(first, last + 1) if (b := _header_line(n, lines[n - 1]))]
     profile_at = next((i for i, b in enumerate(block) if PROFILE_LINE.match("#" + b.text)), None)
     fields: list[HeaderField] = []
     notes: list[HeaderLine] = []

@@ -66,7 +66,8 @@ def retraction_marker(line_text: str, at_start: bool = False) -> Marker | None:
     With ``at_start`` the marker word must open the line (after emoji, `**` or punctuation).
     """
     if at_start:
-        found = RETRACTION_MARKER.match(line_text, _LEADING.match(line_text).end())
+        lead = _LEADING.match(line_text)
+        found = RETRACTION_MARKER.match(line_text, lead.end() if lead else 0)
     else:
         found = RETRACTION_MARKER.search(line_text)
     if found is None:

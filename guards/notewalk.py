@@ -219,8 +219,7 @@ class Walker:
         """Rule 3: a paragraph, or the first paragraph of a list item, opening with a marker.
         A list item's context covers the whole item, nested lists included."""
         item = self.items[-1] if self.items else None
-        first_in_item = item is not None and not item.checked
-        if first_in_item:
+        if item is not None and not item.checked:
             item.checked = True
             start, end = item.start, item.end
         first_line = next((line for line in lines if line), "")

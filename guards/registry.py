@@ -159,7 +159,7 @@ def _dotted(loc: tuple) -> str:
     return out or "(top level)"
 
 
-def _plain(error: dict) -> str:
+def _plain(error: Any) -> str:
     kind, message = error["type"], error["msg"]
     if kind == "extra_forbidden":
         return "unknown field"

@@ -169,7 +169,7 @@ def _plain_safe(value: str) -> bool:
         return False
     try:  # the registry's reader keeps dates as strings, so a bare date stays plain
         node = yaml.compose(f"k: {value}", Loader=yamlsrc.Loader)
-        return yamlsrc.construct(node, "") == {"k": value}
+        return node is not None and yamlsrc.construct(node, "") == {"k": value}
     except (yaml.YAMLError, GuardsError):
         return False
 

@@ -281,7 +281,7 @@ def _engine(image: Knob | None, script: Script | None, tokens: list[Token]) -> s
 
 
 def _devices(node: Node, env: Mapping[str, str], shown: str) -> list[dict[str, Any]]:
-    devices_node = node
+    devices_node: Node | None = node
     for key in ("deploy", "resources", "reservations", "devices"):
         devices_node = yamlsrc.get(devices_node, key)
     found: list[dict[str, Any]] = []

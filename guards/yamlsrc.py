@@ -24,7 +24,7 @@ except ImportError:  # pragma: no cover - depends on the PyYAML build
 TIMESTAMP = "tag:yaml.org,2002:timestamp"
 
 
-class Loader(_Base):  # type: ignore[misc, valid-type]
+class Loader(_Base):
     """Safe loader that leaves dates as strings: validators parse them and can say where a
     bad one is (YAML 1.1 would raise a bare ValueError for ``2026-13-01``)."""
 

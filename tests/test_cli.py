@@ -1,6 +1,6 @@
 import json
-import re
 import os
+import re
 from pathlib import Path
 
 import pytest

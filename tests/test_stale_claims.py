@@ -131,7 +131,9 @@ def test_registry_still_active_while_the_note_retracts_it(incident):
     claims = incident / "claims.yaml"
     text = claims.read_text(encoding="utf-8")
     claims.write_text(text.replace("status: retracted", "status: active", 1), encoding="utf-8")
-    found = [f for r in run(load_estate(load_config(incident)), all_rules()).results for f in r.findings]
+    found = [
+        f for r in run(load_estate(load_config(incident)), all_rules()).results for f in r.findings
+    ]
     assert [(f.rule, f.path) for f in found] == [("C002", "learnings/qwen3.8-27b.md")]
     assert found[0].message.startswith("retracts claim decode-cliff-1096, but claims.yaml:")
     assert found[0].message.endswith("lists it as active")

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from ..compose import Compose
 from ..defaults import Site, variable_defaults
 from ..findings import Finding, Severity
+from ..options import RuleOptions
 from . import Context, Rule
 
 VAR = r"[A-Z][A-Z0-9_]{2,}"
@@ -160,7 +161,7 @@ def _same(stated: str, actual: str, truthy: bool) -> bool:
         return stated.strip("`'\"").lower() == actual.lower()
 
 
-RULE = Rule(
+RULE: Rule[RuleOptions] = Rule(
     "D002",
     "comment-default",
     "drift",

@@ -49,6 +49,7 @@ import re
 from ..compose import Compose, Service
 from ..engines import Knob
 from ..findings import Finding, Severity
+from ..options import RuleOptions
 from ..scope import depth_limit, topology
 from . import Context, Rule, provenance
 
@@ -85,7 +86,7 @@ def _header(compose: Compose, depth: Knob | None) -> list[Finding]:
     stated = HEADER_DEPTH.search(field.first_value)
     says_none = NO_DRAFTER.match(field.first_value) is not None
     actual = depth.value if depth else None
-    if stated and actual is not None and stated.group(1) != actual:
+    if stated and depth is not None and actual is not None and stated.group(1) != actual:
         return [
             RULE.at(
                 compose.path,
@@ -108,7 +109,7 @@ def _header(compose: Compose, depth: Knob | None) -> list[Finding]:
                 knob="drafter_depth",
             )
         ]
-    if says_none and actual not in (None, "0"):
+    if says_none and depth is not None and actual not in (None, "0"):
         return [
             RULE.at(
                 compose.path,
@@ -176,7 +177,7 @@ def _validated(compose: Compose, service: Service, context: Context) -> list[Fin
     ]
 
 
-RULE = Rule(
+RULE: Rule[RuleOptions] = Rule(
     "K003",
     "drafter-depth",
     "knobs",

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from ..compose import Compose
 from ..findings import Finding, Severity
+from ..options import RuleOptions
 from . import Context, Rule
 
 
@@ -47,7 +48,7 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
     return findings
 
 
-RULE = Rule(
+RULE: Rule[RuleOptions] = Rule(
     "S005",
     "duplicate-field",
     "schema",

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from ..compose import Compose
 from ..findings import Finding, Severity
+from ..options import RuleOptions
 from . import Context, Rule
 
 
@@ -42,7 +43,7 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
     ]
 
 
-RULE = Rule(
+RULE: Rule[RuleOptions] = Rule(
     "S004",
     "empty-field",
     "schema",

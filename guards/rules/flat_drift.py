@@ -30,6 +30,7 @@ from ..compose import Compose, Service
 from ..engines import VLLM
 from ..findings import Finding, Severity
 from ..header import FlatLine
+from ..options import RuleOptions
 from . import Context, Rule
 
 
@@ -87,7 +88,7 @@ def _gpus_needed(service: Service) -> tuple[int | None, str]:
     return width * stages, source + (f" × PP {stages}" if stages > 1 else "")
 
 
-RULE = Rule(
+RULE: Rule[RuleOptions] = Rule(
     "D003",
     "flat-drift",
     "drift",

@@ -37,6 +37,7 @@ from __future__ import annotations
 from ..compose import Compose, Service
 from ..engines import VLLM
 from ..findings import Finding, Severity
+from ..options import RuleOptions
 from . import Context, Rule
 
 ALL = None  # a service on every card
@@ -71,7 +72,7 @@ def _width(compose: Compose, service: Service) -> list[Finding]:
     tp, pp = service.knob("tensor_parallel_size"), service.knob("pipeline_parallel_size")
     if reserved is ALL or (tp is not None and tp.number is None):
         return []
-    width = int(tp.number) if tp else 1
+    width = int(tp.number) if tp is not None and tp.number is not None else 1
     stages = int(pp.number) if pp and pp.number else 1
     if width * stages == len(reserved):
         return []
@@ -124,7 +125,7 @@ def _util(knob) -> float:
     return knob.number if knob is not None and knob.number is not None else 0.9
 
 
-RULE = Rule(
+RULE: Rule[RuleOptions] = Rule(
     "K004",
     "gpu-accounting",
     "knobs",

@@ -89,7 +89,7 @@ def _context(compose: Compose, service: Service) -> list[Finding]:
         return []
     if same_count(stated, int(knob.number)):
         return []
-    said = COUNT_TEXT.search(field.first_value).group(0)
+    said = found.group(0) if (found := COUNT_TEXT.search(field.first_value)) else field.first_value
     flag = knob.flag or "max-model-len"
     return [
         _finding(

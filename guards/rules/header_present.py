@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from ..compose import Compose
 from ..findings import Finding, Severity
+from ..options import RuleOptions
 from . import Context, Rule
 
 
@@ -51,7 +52,7 @@ def check(compose: Compose, context: Context) -> list[Finding]:
     return []
 
 
-RULE = Rule(
+RULE: Rule[RuleOptions] = Rule(
     "S001",
     "header-present",
     "schema",

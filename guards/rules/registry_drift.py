@@ -35,6 +35,7 @@ Good:
 from __future__ import annotations
 
 from ..findings import Finding, Severity
+from ..options import RuleOptions
 from . import Context, Rule
 
 
@@ -82,7 +83,7 @@ def check(target, context: Context) -> list[Finding] | None:
     return findings
 
 
-RULE = Rule(
+RULE: Rule[RuleOptions] = Rule(
     "C002",
     "registry-drift",
     "claims",

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from ..claimscan import places
 from ..findings import Finding, Severity
+from ..options import RuleOptions
 from ..registry import Claim
 from . import Context, Rule
 
@@ -62,7 +63,7 @@ def check(claim: Claim, context: Context) -> list[Finding] | None:
     ]
 
 
-RULE = Rule(
+RULE: Rule[RuleOptions] = Rule(
     "C004",
     "retraction-incomplete",
     "claims",

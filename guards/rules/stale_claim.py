@@ -53,6 +53,7 @@ from __future__ import annotations
 
 from ..claimscan import passages, stale_copies
 from ..findings import Finding, Severity
+from ..options import RuleOptions
 from . import Context, Rule, summary
 
 
@@ -92,7 +93,7 @@ def check(target, context: Context) -> list[Finding] | None:
     return findings
 
 
-RULE = Rule(
+RULE: Rule[RuleOptions] = Rule(
     "C001",
     "stale-claim",
     "claims",

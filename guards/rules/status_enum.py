@@ -21,6 +21,7 @@ from __future__ import annotations
 from ..compose import Compose
 from ..findings import Finding, Severity
 from ..header import STATUSES, missing_selector, status_of
+from ..options import RuleOptions
 from . import Context, Rule
 
 
@@ -59,7 +60,7 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
     ]
 
 
-RULE = Rule(
+RULE: Rule[RuleOptions] = Rule(
     "S002",
     "status-enum",
     "schema",

@@ -29,6 +29,7 @@ from __future__ import annotations
 import difflib
 
 from ..findings import Finding, Severity
+from ..options import RuleOptions
 from . import Context, Rule
 
 
@@ -59,7 +60,7 @@ def check(target, context: Context) -> list[Finding] | None:
     return findings
 
 
-RULE = Rule(
+RULE: Rule[RuleOptions] = Rule(
     "C003",
     "unknown-claim",
     "claims",

@@ -57,15 +57,16 @@ class Options(RuleOptions):
 
 
 def check(compose: Compose, context: Context) -> list[Finding] | None:
-    services = [
-        s for s in compose.services if s.engine == VLLM and s.knob("gpu_memory_utilization")
+    knobs = [
+        (s, knob)
+        for s in compose.services
+        if s.engine == VLLM and (knob := s.knob("gpu_memory_utilization")) is not None
     ]
-    if not services:
+    if not knobs:
         return None
     default = context.options(RULE).default_ceiling
     findings = []
-    for service in services:
-        knob = service.knob("gpu_memory_utilization")
+    for service, knob in knobs:
         value = knob.number
         if value is None:
             continue

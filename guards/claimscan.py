@@ -1,20 +1,39 @@
 """Where claims live in an estate: stale copies of withdrawn wording, and citations.
 
-Shared by the claim guards and ``guards claims``. A compose contributes its comment lines (header,
-YAML and script comments) in runs of consecutive lines; a note contributes its blocks, section by
-section. Lines inside a retraction context or a generated region are left out: a mention there
-is a correct mention.
+Shared by the claim guards and ``guards claims``. Every compose comment run and every note
+section becomes a :class:`Passage` of **units** - the pieces a reader takes in one go: a table
+row, a list item, a paragraph, a comment section (split at blank ``#`` lines, rules, bullets and
+warning-emoji lines). A match of a withdrawn claim (``guards.textmatch``) is a stale copy unless
+the units it touches say otherwise:
+
+- **history**: a changelog line (a commit subject with its hash) or a file the config names as
+  history (``history`` globs) records what was said, it does not say it again;
+- **a correction in place**: a retraction marker anywhere in the unit ("RETRACTED 2026-06-03",
+  "did NOT reproduce", "superseded by measurement", "RESTORED to 8192 on 2026-08-02";
+  ``guards.markers.marks_correction``), or in the unit that starts on the line right after it;
+- **a retraction context that covers this claim**: a heading, callout or paragraph opening
+  with a dated marker covers the claims it cites (``claim:<id>``), the claims withdrawn on the
+  date it carries, and the claims its own opening line quotes - not every claim it happens to
+  contain;
+- **closer to the replacement than to the claim**: a sentence of the unit leans on words only
+  the replacement or the reason use ("unavailable on *stock* vLLM - a packaging limit") more
+  than on words only the claim uses.
+
+Generated regions are left out: their text is maintained by ``guards regen``.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property
 from typing import TYPE_CHECKING
 
+from .markers import COMMIT_REF, Marker, marks_correction, strip_struck
 from .notes import Note
-from .textmatch import ClaimMatcher, Copy
+from .textmatch import DISTINCTIVE, ClaimMatcher, Match, Token, shingles, tokenize, words
+from .vocabulary import Vocabulary
 
 if TYPE_CHECKING:
     from .compose import Compose
@@ -22,7 +41,62 @@ if TYPE_CHECKING:
     from .markers import Citation
     from .registry import Claim
 
-Passage = list[tuple[int, str]]
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+UNIT_START = re.compile(r"^\s*(?:[-*•⤷→▸]|\d+[.)])\s|^\s?(?:⚠|⭐|❌|✅|🧪|‼)")
+MIN_CORRECTIVE = 1.0  # weight of replacement-only words that makes a sentence a correction
+
+
+@dataclass(frozen=True)
+class Scope:
+    """An enclosing retraction context: its marker and the text of its opening line."""
+
+    marker: Marker
+    opening: str
+
+    def covers(self, claim: Claim, matcher: ClaimMatcher) -> bool:
+        if claim.id in self.marker.claim_ids:
+            return True
+        if self.marker.date is not None and self.marker.date == str(claim.retracted or ""):
+            return True
+        units = [[(0, self.opening)]]
+        return bool(matcher.find(tokenize(units)))
+
+
+@dataclass(frozen=True)
+class Unit:
+    lines: tuple[tuple[int, str], ...]
+    scope: Scope | None = None  # the retraction context around it, if any
+    history: bool = False
+
+    @property
+    def text(self) -> str:
+        return " ".join(text for _, text in self.lines)
+
+    @cached_property
+    def marked(self) -> bool:
+        return marks_correction(self.text)
+
+    @cached_property
+    def sentences(self) -> list[tuple[str, ...]]:
+        return [tuple(words(s)) for s in SENTENCE_END.split(self.text) if s.strip()]
+
+
+@dataclass
+class Passage:
+    units: list[Unit]
+
+    @cached_property
+    def tokens(self) -> list[Token]:
+        return tokenize([list(u.lines) for u in self.units])
+
+
+@dataclass(frozen=True)
+class Copy:
+    """A stale copy of a claim: its first and last source line."""
+
+    line: int
+    end_line: int
+    phrase: bool
 
 
 @dataclass(frozen=True)
@@ -33,53 +107,180 @@ class Place:
     how: str  # "stale copy" | "cites" | "cites in a retraction" | "retracts"
 
 
-def passages(target: Compose | Note) -> list[Passage]:
+# -- passages ---------------------------------------------------------------------------------
+
+
+def passages(target: Compose | Note, history: bool = False) -> list[Passage]:
     if isinstance(target, Note):
-        return _note_passages(target)
+        return _note_passages(target, history)
     return _compose_passages(target)
 
 
 def _compose_passages(compose: Compose) -> list[Passage]:
-    found: list[Passage] = []
+    runs: list[list[tuple[int, str]]] = []
+    previous = None
     for comment in compose.comments:
-        if compose.is_correction(comment.line):
+        if any(comment.line in region for region in compose.regions):
+            previous = None
             continue
-        if found and found[-1][-1][0] == comment.line - 1:
-            found[-1].append((comment.line, comment.text))
+        text = strip_struck(comment.text)[0]
+        if (
+            previous is not None
+            and previous.line == comment.line - 1
+            and previous.where == comment.where
+        ):
+            runs[-1].append((comment.line, text))
         else:
-            found.append([(comment.line, comment.text)])
-    return found
+            runs.append([(comment.line, text)])
+        previous = comment
+    return [Passage([_compose_unit(compose, u) for u in _units(run)]) for run in runs]
 
 
-def _note_passages(note: Note) -> list[Passage]:
+def _units(run: list[tuple[int, str]]) -> list[list[tuple[int, str]]]:
+    """Split a comment run where a reader sees a new piece: blank lines, rules, bullets,
+    warning emoji."""
+    units: list[list[tuple[int, str]]] = []
+    for line, text in run:
+        if not text.strip() or set(text.strip()) <= set("-=#"):
+            units.append([])
+            continue
+        if not units or (UNIT_START.match(text) and units[-1]):
+            units.append([])
+        units[-1].append((line, text))
+    return [u for u in units if u]
+
+
+def _compose_unit(compose: Compose, lines: list[tuple[int, str]]) -> Unit:
+    callout = compose.callout(lines[0][0])
+    scope = None
+    if callout is not None:
+        opening = compose.lines[callout.line - 1].lstrip().lstrip("#")
+        scope = Scope(callout.marker, opening)
+    history = any(COMMIT_REF.search(text) for _, text in lines)
+    return Unit(tuple(lines), scope, history)
+
+
+def _note_passages(note: Note, history: bool) -> list[Passage]:
     found: list[Passage] = []
     previous = None
     for block in note.blocks:
+        scope = None
         if block.retraction is not None:
-            previous = None
-            continue
+            opening = note.lines[block.retraction.line - 1] if note.lines else ""
+            scope = Scope(block.retraction.marker, opening)
+        rows = (
+            [[row] for row in block.line_texts]
+            if block.kind in ("table", "code")
+            else [list(block.line_texts)]
+        )
+        units = [
+            Unit(tuple(r), scope, history or any(COMMIT_REF.search(t) for _, t in r))
+            for r in rows
+            if r
+        ]
         if previous is not None and previous.section == block.section:
-            found[-1].extend(block.line_texts)
+            found[-1].units.extend(units)
         else:
-            found.append(list(block.line_texts))
+            found.append(Passage(units))
         previous = block
     return found
 
 
-@lru_cache(maxsize=256)
-def matcher(text: str | None, phrases: tuple[str, ...]) -> ClaimMatcher:
-    return ClaimMatcher(text, list(phrases))
+# -- the scan ---------------------------------------------------------------------------------
 
 
-def stale_copies(
-    claim: Claim, target: Compose | Note, texts: list[Passage] | None = None
-) -> list[Copy]:
-    """Copies of a withdrawn claim's wording outside every retraction context (``texts``:
-    the target's passages, when the caller already has them)."""
-    if not claim.is_withdrawn or not (claim.text or claim.match):
-        return []
-    find = matcher(claim.text, tuple(claim.match)).find
-    return [copy for passage in (texts or passages(target)) for copy in find(passage)]
+class ClaimScan:
+    """The estate read for claims once per run: passages, the vocabulary, one matcher per
+    claim."""
+
+    def __init__(self, estate: Estate) -> None:
+        self.estate = estate
+        self._passages: dict[int, list[Passage]] = {}
+        self._matchers: dict[str, ClaimMatcher] = {}
+
+    def passages(self, target: Compose | Note) -> list[Passage]:
+        key = id(target)
+        if key not in self._passages:
+            self._passages[key] = passages(target, self.is_history(target.path))
+        return self._passages[key]
+
+    def is_history(self, path: str) -> bool:
+        from .estate import glob_match
+
+        return any(glob_match(path, pattern) for pattern in self.estate.config.history)
+
+    @cached_property
+    def vocabulary(self) -> Vocabulary:
+        sentences = (
+            sentence
+            for target in targets(self.estate)
+            for passage in self.passages(target)
+            for unit in passage.units
+            for sentence in unit.sentences
+        )
+        return Vocabulary(sentences)
+
+    def matcher(self, claim: Claim) -> ClaimMatcher:
+        if claim.id not in self._matchers:
+            self._matchers[claim.id] = ClaimMatcher(
+                claim.wordings, claim.match, claim.not_match, self.vocabulary.weight
+            )
+        return self._matchers[claim.id]
+
+    def stale_copies(self, claim: Claim, target: Compose | Note) -> list[Copy]:
+        """Copies of a withdrawn claim's wording that still assert it."""
+        if not claim.is_withdrawn or not (claim.wordings or claim.match):
+            return []
+        matcher = self.matcher(claim)
+        found = []
+        for passage in self.passages(target):
+            for match in matcher.find(passage.tokens):
+                if self._asserts(claim, matcher, passage, match):
+                    tokens = passage.tokens
+                    found.append(
+                        Copy(tokens[match.start].line, tokens[match.end].line, match.phrase)
+                    )
+        return found
+
+    def _asserts(self, claim: Claim, matcher: ClaimMatcher, passage: Passage, match: Match) -> bool:
+        first, last = passage.tokens[match.start].unit, passage.tokens[match.end].unit
+        touched = passage.units[first : last + 1]
+        following = passage.units[last + 1] if last + 1 < len(passage.units) else None
+        if any(u.history or u.marked for u in touched):
+            return False
+        if (
+            following is not None
+            and following.marked
+            and following.lines[0][0] == touched[-1].lines[-1][0] + 1
+        ):
+            return False
+        if any(u.scope is not None and u.scope.covers(claim, matcher) for u in touched):
+            return False
+        return not any(self._corrective(claim, s) for u in touched for s in u.sentences)
+
+    def _corrective(self, claim: Claim, sentence: tuple[str, ...]) -> bool:
+        """The sentence says what the replacement says where it differs from the claim: it
+        shares a phrase only the replacement has, around a word only the replacement uses ("on
+        STOCK vLLM"), or leans on words only the replacement or the reason use more than on
+        words only the claim uses."""
+        said, instead, phrases = self._sides(claim)
+        weight = self.vocabulary.weight
+        for phrase in shingles(sentence) & phrases:
+            if instead.intersection(phrase) and max(map(weight, phrase)) >= DISTINCTIVE:
+                return True
+        terms = set(sentence)
+        corrective = sum(weight(t) for t in terms & instead)
+        assertive = sum(weight(t) for t in terms & said)
+        return corrective >= MIN_CORRECTIVE and corrective > assertive
+
+    def _sides(self, claim: Claim) -> tuple[set[str], set[str], set[tuple[str, ...]]]:
+        """Words only the claim uses, words only its replacement or reason use, and the
+        replacement's 3-word phrases that no wording of the claim has."""
+        said = {w for wording in claim.wordings + claim.match for w in words(wording)}
+        replacement = words(claim.replacement or "")
+        instead = set(replacement) | set(words(claim.reason or ""))
+        claimed = {s for wording in claim.wordings for s in shingles(words(wording))}
+        return said - instead, instead - said, shingles(replacement) - claimed
 
 
 def targets(estate: Estate) -> Iterator[Compose | Note]:
@@ -99,9 +300,9 @@ def places(estate: Estate, claim: Claim, stale: bool = True) -> list[Place]:
         if stale:
             found += [
                 Place(target.path, copy.line, 1, "stale copy")
-                for copy in stale_copies(claim, target)
+                for copy in estate.claim_scan.stale_copies(claim, target)
             ]
-    return sorted(found, key=lambda p: (p.path, p.line, p.column))
+    return sorted(set(found), key=lambda p: (p.path, p.line, p.column))
 
 
 def _how(target: Compose | Note, citation: Citation) -> str:

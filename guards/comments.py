@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from .edit import line_starts
 from .errors import GuardsError
 from .header import Header, HeaderLine, sections_of
+from .markers import Marker
 from .services import block_span
 from .yamlsrc import MappingNode, Node, ScalarNode, SequenceNode
 
@@ -76,16 +77,26 @@ def _runs(comments: list[Comment]) -> list[list[Comment]]:
     return runs
 
 
-def retraction_callouts(comments: list[Comment]) -> tuple[set[int], set[str]]:
-    """Lines inside retraction callouts, and the claim ids those callouts name."""
-    lines: set[int] = set()
-    ids: set[str] = set()
-    for run in _runs(comments):
-        for section in sections_of([HeaderLine(c.line, c.text, c.column + 1) for c in run]):
-            if section.retraction is not None:
-                lines.update(range(section.line, section.end_line + 1))
-                ids.update(section.retraction.claim_ids)
-    return lines, ids
+@dataclass(frozen=True)
+class Callout:
+    """A comment section opening with a dated (or claim-citing) retraction marker."""
+
+    line: int
+    end_line: int
+    marker: Marker
+
+    def __contains__(self, line: int) -> bool:
+        return self.line <= line <= self.end_line
+
+
+def retraction_callouts(comments: list[Comment]) -> list[Callout]:
+    """The retraction callouts among a compose's comments."""
+    return [
+        Callout(section.line, section.end_line, section.retraction)
+        for run in _runs(comments)
+        for section in sections_of([HeaderLine(c.line, c.text, c.column + 1) for c in run])
+        if section.retraction is not None
+    ]
 
 
 def find_regions(comments: list[Comment], text: str, shown: str) -> list[Region]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import yamlsrc
-from .comments import Comment, Region, find_comments, find_regions, retraction_callouts
+from .comments import Callout, Comment, Region, find_comments, find_regions, retraction_callouts
 from .errors import GuardsError
 from .header import Header, parse_header
 from .markers import Citation, find_claim_refs
@@ -32,21 +32,24 @@ class Compose:
     extensions: dict[str, Any]
     env: Mapping[str, str]
     regions: list[Region] = field(default_factory=list)
-    retraction_lines: set[int] = field(default_factory=set)  # inside a retraction callout
+    callouts: list[Callout] = field(default_factory=list)  # retraction callouts
     citations: list[Citation] = field(default_factory=list)
-    retracted_ids: set[str] = field(default_factory=set)  # claims its callouts retract
     shipped: list[Service] = field(default_factory=list)  # the services with no overlay
 
     def __post_init__(self) -> None:
         if not self.shipped:
             self.shipped = self.services
 
+    def callout(self, line: int) -> Callout | None:
+        return next((c for c in self.callouts if line in c), None)
+
     def is_correction(self, line: int) -> bool:
         """A retraction callout or a generated region covers ``line``."""
-        return line in self.retraction_lines or any(line in r for r in self.regions)
+        return self.callout(line) is not None or any(line in r for r in self.regions)
 
     def retracts(self) -> set[str]:
-        return self.retracted_ids
+        """Claim ids its retraction callouts cite."""
+        return {claim_id for c in self.callouts for claim_id in c.marker.claim_ids}
 
 
 def parse_compose(text: str, shown: str, env: Mapping[str, str] | None = None) -> Compose:
@@ -84,7 +87,6 @@ def parse_compose(text: str, shown: str, env: Mapping[str, str] | None = None) -
     }
     header = parse_header(lines)
     comments = find_comments(lines, root, header)
-    retraction_lines, retracted_ids = retraction_callouts(comments)
     compose = Compose(
         shown,
         text,
@@ -95,8 +97,7 @@ def parse_compose(text: str, shown: str, env: Mapping[str, str] | None = None) -
         extensions,
         env,
         find_regions(comments, text, shown),
-        retraction_lines,
-        retracted_ids=retracted_ids,
+        retraction_callouts(comments),
         shipped=shipped,
     )
     compose.citations = [

@@ -16,6 +16,8 @@ from .errors import GuardsError
 
 DEFAULT_NOTES = ("learnings/**/*.md", "docs/**/*.md")
 DEFAULT_CLAIMS = "claims.yaml"
+# Files whose lines record what was said, not what is true now: a mention there is history.
+DEFAULT_HISTORY = ("**/CHANGELOG*", "**/HISTORY*", "**/changelog/**", "CHANGELOG*", "HISTORY*")
 ALWAYS_EXCLUDED = (
     ".git",
     ".hg",
@@ -29,7 +31,7 @@ ALWAYS_EXCLUDED = (
     "build",
     "dist",
 )
-LIST_KEYS = ("composes", "notes", "exclude", "select", "ignore")
+LIST_KEYS = ("composes", "notes", "exclude", "select", "ignore", "history")
 KNOWN_KEYS = set(LIST_KEYS) | {"claims", "rules"}
 
 
@@ -39,6 +41,7 @@ class Config:
     composes: tuple[str, ...] | None = None  # None: discover YAML files with `services:`
     notes: tuple[str, ...] = DEFAULT_NOTES
     exclude: tuple[str, ...] = ()
+    history: tuple[str, ...] = DEFAULT_HISTORY
     claims: str = DEFAULT_CLAIMS
     claims_named: bool = False  # True when a config file names the registry
     select: tuple[str, ...] = ()
@@ -145,6 +148,7 @@ def _build(root: Path, table: dict[str, Any], shown: str, text: str) -> Config:
         composes=lists.get("composes"),
         notes=lists.get("notes", DEFAULT_NOTES),
         exclude=lists.get("exclude", ()),
+        history=lists.get("history", DEFAULT_HISTORY),
         claims=claims,
         claims_named="claims" in table,
         select=lists.get("select", ()),

@@ -13,6 +13,7 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,6 +23,7 @@ from .config import ALWAYS_EXCLUDED, Config
 from .errors import GuardsError
 
 if TYPE_CHECKING:
+    from .claimscan import ClaimScan
     from .notes import Note
     from .registry import Registry
 
@@ -42,6 +44,13 @@ class Estate:
     @property
     def files(self) -> int:
         return len(self.composes) + len(self.notes)
+
+    @cached_property
+    def claim_scan(self) -> ClaimScan:
+        """The estate read for claims (passages, vocabulary), built once when first used."""
+        from .claimscan import ClaimScan
+
+        return ClaimScan(self)
 
 
 def load_estate(
@@ -180,10 +189,10 @@ def _kind(config: Config, path: Path, explicit: bool) -> str | None:
 
 
 def _matches(shown: str, patterns: tuple[str, ...]) -> bool:
-    return any(_glob_match(shown, pattern) for pattern in patterns)
+    return any(glob_match(shown, pattern) for pattern in patterns)
 
 
-def _glob_match(shown: str, pattern: str) -> bool:
+def glob_match(shown: str, pattern: str) -> bool:
     """Glob match where ``**/`` may match no directory at all (``a/**/*.yml`` matches a/x.yml)."""
     if fnmatch.fnmatchcase(shown, pattern):
         return True
@@ -192,6 +201,6 @@ def _glob_match(shown: str, pattern: str) -> bool:
 
 def _excluded(config: Config, shown: str) -> bool:
     return any(
-        _glob_match(shown, pattern) or shown.startswith(pattern.rstrip("/") + "/")
+        glob_match(shown, pattern) or shown.startswith(pattern.rstrip("/") + "/")
         for pattern in config.exclude
     )

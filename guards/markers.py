@@ -11,12 +11,16 @@ from dataclasses import dataclass
 __all__ = [
     "CLAIM_ID",
     "CLAIM_REF",
+    "COMMIT_REF",
     "DATE",
     "RETRACTION_MARKER",
+    "RETRACTION_PHRASES",
+    "RETRACTION_WORDS",
     "STRUCK",
     "Citation",
     "Marker",
     "find_claim_refs",
+    "marks_correction",
     "retraction_marker",
     "strip_struck",
 ]
@@ -34,6 +38,35 @@ RETRACTION_MARKER = re.compile(r"\b(retracted|superseded|corrected)\b", re.IGNOR
 
 # Anything but letters and digits may precede a leading marker: emoji, `**`, `>`, `(`, spaces.
 _LEADING = re.compile(r"[\W_]*")
+
+# The ways real estates withdraw a statement in running text, wherever in the sentence or table
+# row they stand. A phrase that itself says the old statement failed ("did NOT reproduce", "was
+# wrong", "this header previously said", "superseded by measurement") marks a correction as it
+# is; a bare word ("RETRACTED", "corrected", "RESTORED to 8192") only with an anchor in the same
+# unit - a date or a claim id - since "retracted in learnings/" alone retracts nothing here.
+RETRACTION_PHRASES = re.compile(
+    r"\b(?:(?:did|does|do|could) not reproduce|not reproduced|no longer (?:true|holds|applies)|"
+    r"(?:was|were|is) wrong|previously said|used to say|supersed(?:ed|es) by|"
+    r"retracts? the (?:earlier|original|old))\b",
+    re.IGNORECASE,
+)
+RETRACTION_WORDS = re.compile(
+    r"\b(?:retract(?:ed|s|ing|ion)?|supersed(?:ed|es|ing)|corrected|correction|restored|"
+    r"reverted|withdrawn|withdrew|refuted|disproven|debunked|falsified)\b",
+    re.IGNORECASE,
+)
+
+
+def marks_correction(text: str) -> bool:
+    """``text`` (a sentence, table row or list item) withdraws something it says."""
+    if RETRACTION_PHRASES.search(text):
+        return True
+    anchored = DATE.search(text) is not None or CLAIM_REF.search(text) is not None
+    return anchored and RETRACTION_WORDS.search(text) is not None
+
+
+# A changelog line: a commit subject with its hash (`([6f674fa](…/commit/6f674fa…))`, `(6f674fa)`).
+COMMIT_REF = re.compile(r"/commits?/[0-9a-f]{7,40}\b|[(\[](?=[0-9a-f]*\d)[0-9a-f]{7,12}[)\]]")
 
 STRUCK = re.compile(r"(?<!~)~~(?!~)(?=\S)(.+?)(?<=\S)~~(?!~)")
 

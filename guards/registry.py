@@ -67,9 +67,12 @@ class Claim(Strict):
     status: Literal["active", "retracted", "superseded", "disputed"]
     asserted: dt.date | None = None
     retracted: dt.date | None = None
-    reason: str | None = None
-    text: str | None = None
-    match: list[str] = Field(default_factory=list)
+    rationale: str | None = None  # why it was asserted
+    reason: str | None = None  # why it was withdrawn (for an active claim: why it holds)
+    text: str | None = None  # the wording as first published
+    variants: list[str] = Field(default_factory=list)  # other published wordings
+    match: list[str] = Field(default_factory=list)  # distinctive phrases of the wrong assertion
+    not_match: list[str] = Field(default_factory=list)  # phrases that never count as the claim
     replacement: str | None = None
     superseded_by: str | None = None
     refs: list[str] = Field(default_factory=list)
@@ -78,7 +81,7 @@ class Claim(Strict):
     facts: Facts = Field(default_factory=Facts)
     line: int = 0  # set by the loader: where the claim starts in claims.yaml
 
-    _lists = field_validator("match", "refs", mode="before")(_as_list)
+    _lists = field_validator("variants", "match", "not_match", "refs", mode="before")(_as_list)
 
     @field_validator("id")
     @classmethod
@@ -86,6 +89,16 @@ class Claim(Strict):
         if not CLAIM_ID.fullmatch(value):
             raise ValueError("must be kebab-case (lowercase letters, digits, single hyphens)")
         return value
+
+    @property
+    def wordings(self) -> list[str]:
+        """Every published wording: ``text`` and ``variants``."""
+        return ([self.text] if self.text else []) + list(self.variants)
+
+    @property
+    def why(self) -> str | None:
+        """Why the claim holds (or held): its rationale, else an active claim's reason."""
+        return self.rationale or (self.reason if not self.is_withdrawn else None)
 
     @property
     def is_withdrawn(self) -> bool:

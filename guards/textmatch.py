@@ -2,149 +2,56 @@
 
 Text is normalised (Unicode and case folded, dashes/tildes/multiplication signs/comparison
 signs unified, markdown emphasis and code ticks dropped, ``21,443`` -> ``21443``, ``21k`` ->
-``21000``) and cut into words that keep their source line. A passage asserts a claim where
-either one of the claim's distinctive ``match`` phrases appears word for word, or a run of the
-passage is dense with word 3-shingles of the claim's full text: at least ``MIN_SHINGLES`` of
-them, making up at least ``MIN_DENSITY`` of the run. Dense runs separated by a few unrelated
-words (a comment line dropped into the middle of a copy) are one copy. Thresholds were set on
-the hand-labelled snippets in ``tests/fixtures/claims/snippets.yaml``.
+``21000``) and cut into words that keep their source line; identifiers such as ``sm_120`` or
+``fp8_e4m3`` stay one word. A passage repeats a claim where
+
+- one of the claim's distinctive ``match`` phrases appears, at least 80% of its words in order
+  within a window two words longer than the phrase (``nvfp4 KV does NOT work (...)`` for
+  ``nvfp4 KV does NOT work here``), or
+- a run of the passage is dense with word 3-shingles of one of the claim's published wordings
+  (``text`` and ``variants``): runs of at least ``MIN_RUN`` of them, making up at least
+  ``MIN_DENSITY`` of the run, a few words apart from each other, together holding at least
+  ``MIN_SHINGLES`` (about a dozen words' worth: a copy split by an unrelated line or into
+  bullets is one copy),
+
+- a sentence restates one of the claim's statements (a sentence of a wording, or a match
+  phrase) in other words: it holds at least ``RESTATED_SHARE`` of the statement's weight (words
+  weighted by how distinctive they are, ``guards.vocabulary``), at least ``RESTATED_TERMS``
+  distinctive words of it, and at least ``RESTATED_SHINGLES`` of the claim's shingles
+  ("interim, use the MTP tier (its cliff is higher) or set SPEC_N=0"),
+
+and no ``not_match`` phrase covers the match. Whether a match is a stale assertion or a
+correction that reuses the old words is decided by the caller (``guards.claimscan``), which
+knows the passage's structure.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 
 SHINGLE = 3
-MIN_SHINGLES = 5  # a shared run shorter than ~7 words is coincidence, not a copy
+# A verbatim run shorter than about a dozen words is shared vocabulary (real estates repeat
+# hardware lists such as "RTX PRO 6000 Blackwell, sm_120, and the DGX Spark"), not a copy;
+# shorter distinctive fragments are what `match` phrases and restatements are for.
+MIN_SHINGLES = 10  # claim shingles a copy holds, its runs together
+MIN_RUN = 5  # claim shingles in one dense run of it
 MIN_DENSITY = 0.5  # at least half of the run's shingles come from the claim
 GAP = 6  # shingle positions between hits that still count as one run
-MERGE_GAP = 30  # words between two accepted runs that still make one copy
-KEY_WINDOW = 30  # words
-MIN_KEYS = 5  # distinct key words of the claim inside one window
-MIN_KEY_SHINGLES = 2  # ... backed by at least this many claim shingles in the same window
-
-# Words too common to tell one claim from another: everyday English of four letters or more,
-# and the vocabulary every note about serving LLMs uses.
-COMMON = frozenset(
-    [
-        "about",
-        "above",
-        "after",
-        "again",
-        "against",
-        "also",
-        "back",
-        "been",
-        "before",
-        "being",
-        "below",
-        "between",
-        "both",
-        "could",
-        "does",
-        "doing",
-        "down",
-        "during",
-        "each",
-        "even",
-        "ever",
-        "every",
-        "from",
-        "further",
-        "have",
-        "having",
-        "here",
-        "into",
-        "just",
-        "least",
-        "less",
-        "like",
-        "many",
-        "more",
-        "most",
-        "much",
-        "must",
-        "never",
-        "once",
-        "only",
-        "other",
-        "over",
-        "past",
-        "same",
-        "says",
-        "should",
-        "since",
-        "some",
-        "such",
-        "than",
-        "that",
-        "their",
-        "them",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "those",
-        "through",
-        "under",
-        "until",
-        "upon",
-        "very",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "while",
-        "will",
-        "with",
-        "within",
-        "without",
-        "would",
-        "your",
-        "passes",
-        "stays",
-        "keep",
-        "keeps",
-        "note",
-        "still",
-        "well",
-        "much",
-        "make",
-        "made",
-        "used",
-        "uses",
-        "using",
-        "work",
-        "works",
-        "decode",
-        "decoding",
-        "prefill",
-        "context",
-        "model",
-        "models",
-        "tier",
-        "tiers",
-        "spec",
-        "drafter",
-        "draft",
-        "compose",
-        "token",
-        "tokens",
-        "card",
-        "cards",
-        "engine",
-        "vllm",
-        "llama",
-        "server",
-        "header",
-        "headers",
-        "sequence",
-    ]
-)
+MERGE_GAP = 30  # words between two matches that still make one copy
+PHRASE_SHARE = 0.8  # of a match phrase's words, in order
+PHRASE_SLACK = 2  # extra words a phrase may be spread over
+RESTATED_SHARE = 0.7  # share of a statement's weight a restatement holds
+RESTATED_TERMS = 3  # distinctive words of the statement it holds ...
+DISTINCTIVE = 0.35  # ... each weighing at least this much
+RESTATED_SHINGLES = 2  # and claim shingles it shares
+MIN_STATEMENT = 2.0  # total weight below which a statement is too plain to restate
+COPY, RESTATED, PHRASE = 0, 1, 2  # kinds of evidence, weakest first
+KINDS = {COPY: "copy", RESTATED: "restatement", PHRASE: "phrase"}
+SENTENCE = re.compile(r"(?<=[.!?;:])\s+|\n\s*\n")
 
 FOLD = str.maketrans(
     {
@@ -170,7 +77,7 @@ FOLD = str.maketrans(
 THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?![\d])")
 KILO = re.compile(r"\b(\d+)k\b")
 MARKUP = re.compile(r"[*`]+|(?<![a-z0-9])_+|_+(?![a-z0-9])|~~")
-WORD = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?")
+WORD = re.compile(r"[a-z0-9]+(?:[._][a-z0-9]+)*")
 
 
 def normalise(text: str) -> str:
@@ -185,82 +92,165 @@ def words(text: str) -> list[str]:
 
 
 @dataclass(frozen=True)
-class Copy:
-    """Where a passage repeats a claim: first and last source line, and how it matched."""
-
+class Token:
+    word: str
     line: int
-    end_line: int
-    shingles: int  # claim shingles found in the copy
-    phrase: bool  # a distinctive phrase matched word for word
+    unit: int  # index of the passage unit (sentence group, table row, list item) it sits in
+    sentence: int = 0  # index of the sentence within the passage
+
+
+def tokenize(units: list[list[tuple[int, str]]]) -> list[Token]:
+    """The words of a passage's units, each with its source line, unit and sentence."""
+    tokens: list[Token] = []
+    sentence = 0
+    for index, unit in enumerate(units):
+        sentence += 1
+        for line, text in unit:
+            for part, piece in enumerate(SENTENCE.split(text)):
+                sentence += 1 if part else 0
+                tokens += [Token(word, line, index, sentence) for word in words(piece)]
+    return tokens
+
+
+def statements(texts: list[str]) -> list[tuple[str, ...]]:
+    """The sentences of some wordings, as words."""
+    return [s for text in texts for part in SENTENCE.split(text) if (s := tuple(words(part)))]
+
+
+@dataclass(frozen=True)
+class Match:
+    """Where a passage repeats a claim: token span (inclusive) and how it matched."""
+
+    start: int
+    end: int
+    shingles: int  # claim shingles inside the span
+    how: str  # the strongest evidence inside it: "phrase" | "restatement" | "copy"
+
+    @property
+    def phrase(self) -> bool:
+        return self.how == "phrase"
 
 
 class ClaimMatcher:
-    """Finds copies of one claim's wording in passages of ``(line, text)`` pairs."""
+    """Finds one claim's wordings and phrases in a passage's tokens."""
 
-    def __init__(self, text: str | None, phrases: list[str]) -> None:
-        self.shingles = _shingles(words(text or ""))
+    def __init__(
+        self,
+        wordings: list[str],
+        phrases: list[str],
+        not_match: list[str],
+        weight: Callable[[str], float] = lambda word: 1.0,
+    ) -> None:
+        self.shingles: set[tuple[str, ...]] = set()
+        for wording in wordings:
+            self.shingles |= shingles(words(wording))
         self.phrases = [p for p in (tuple(words(phrase)) for phrase in phrases) if p]
-        for phrase in self.phrases:
-            self.shingles |= _shingles(list(phrase))
-        vocabulary = words(text or "") + [w for phrase in self.phrases for w in phrase]
-        self.keys = {w for w in vocabulary if len(w) >= 4 and w not in COMMON}
+        self.not_match = [p for p in (tuple(words(phrase)) for phrase in not_match) if p]
+        self.weight = weight
+        self.statements = [
+            (set(s), sum(weight(w) for w in set(s))) for s in statements(wordings) + self.phrases
+        ]
+        self.statements = [(s, total) for s, total in self.statements if total >= MIN_STATEMENT]
 
-    def find(self, passage: list[tuple[int, str]]) -> list[Copy]:
-        tokens = [(word, line) for line, text in passage for word in words(text)]
+    def find(self, tokens: list[Token]) -> list[Match]:
+        sequence = [t.word for t in tokens]
         hits = {
             i
-            for i in range(len(tokens) - SHINGLE + 1)
-            if tuple(w for w, _ in tokens[i : i + SHINGLE]) in self.shingles
+            for i in range(len(sequence) - SHINGLE + 1)
+            if tuple(sequence[i : i + SHINGLE]) in self.shingles
         }
-        phrase_spans = self._phrase_spans([w for w, _ in tokens])
+
+        def held(start: int, end: int) -> int:
+            return sum(1 for h in hits if start <= h <= end)
+
         runs = [run for run in map(_trimmed, _runs(sorted(hits))) if _dense(run)]
-        strong = _merge(
-            sorted(
-                [(run[0], run[-1] + SHINGLE - 1, False) for run in runs]
-                + [(start, end, True) for start, end in phrase_spans]
-            )
-        )
-        # Key-word windows only catch paraphrases that nothing stronger found: next to a
-        # real copy they would only stretch it onto unrelated neighbouring lines.
-        weak = _merge(
-            [
-                (start, end, False)
-                for start, end in self._key_spans(tokens, hits)
-                if all(start - e > MERGE_GAP or s - end > MERGE_GAP for s, e, _ in strong)
-            ]
-        )
+        copies = _merge([(run[0], run[-1] + SHINGLE - 1, COPY) for run in runs])
+        spans = [s for s in copies if held(s[0], s[1]) >= MIN_SHINGLES]
+        spans += [(start, end, PHRASE) for start, end in self._phrase_spans(sequence)]
+        # Restatements are for rewordings nothing stronger found: next to a copy or a phrase
+        # they would only stretch it onto neighbouring lines.
+        spans += [
+            (start, end, RESTATED)
+            for start, end in self._restatements(tokens, hits)
+            if all(end < a or start > b for a, b, _ in spans)
+        ]
+        excluded = [span for phrase in self.not_match for span in _exact(sequence, phrase)]
+        kept = [s for s in spans if not any(a <= s[0] and s[1] <= b for a, b in excluded)]
         return [
-            Copy(
-                tokens[start][1], tokens[end][1], sum(1 for h in hits if start <= h <= end), phrase
-            )
-            for start, end, phrase in sorted(strong + weak)
+            Match(start, end, held(start, end), KINDS[kind])
+            for start, end, kind in _merge(sorted(kept))
         ]
 
-    def _key_spans(self, tokens: list[tuple[str, int]], hits: set[int]) -> list[tuple[int, int]]:
-        """Windows dense with the claim's key words: a condensed or reworded copy."""
-        keyed = [i for i, (word, _) in enumerate(tokens) if word in self.keys]
+    def _restatements(self, tokens: list[Token], hits: set[int]) -> list[tuple[int, int]]:
+        """Sentences that hold most of the weight of one of the claim's statements, from the
+        first to the last word they share with it."""
         spans = []
-        for start in keyed:
-            inside = [i for i in keyed if start <= i < start + KEY_WINDOW]
-            distinct = {tokens[i][0] for i in inside}
-            backed = sum(1 for h in hits if start <= h < start + KEY_WINDOW)
-            if len(distinct) >= MIN_KEYS and backed >= MIN_KEY_SHINGLES:
-                spans.append((start, inside[-1]))
+        for start, end in _sentences(tokens):
+            if sum(1 for h in hits if start <= h <= end - SHINGLE + 1) < RESTATED_SHINGLES:
+                continue
+            shared = self._restated({t.word for t in tokens[start : end + 1]})
+            inside = [i for i in range(start, end + 1) if tokens[i].word in shared]
+            if inside:
+                spans.append((inside[0], inside[-1]))
         return spans
 
-    def _phrase_spans(self, tokens: list[str]) -> list[tuple[int, int]]:
+    def _restated(self, terms: set[str]) -> set[str]:
+        """The words ``terms`` share with the first statement they restate, if any."""
+        for statement, total in self.statements:
+            shared = statement & terms
+            distinctive = [w for w in shared if self.weight(w) >= DISTINCTIVE]
+            held = sum(self.weight(w) for w in shared)
+            if len(distinctive) >= RESTATED_TERMS and held >= RESTATED_SHARE * total:
+                return shared
+        return set()
+
+    def _phrase_spans(self, sequence: list[str]) -> list[tuple[int, int]]:
         spans = []
         for phrase in self.phrases:
-            size = len(phrase)
-            spans += [
-                (i, i + size - 1)
-                for i in range(len(tokens) - size + 1)
-                if tuple(tokens[i : i + size]) == phrase
-            ]
+            need = math.ceil(PHRASE_SHARE * len(phrase))
+            heads = set(phrase[: len(phrase) - need + 1])  # a match may skip leading words
+            for start, word in enumerate(sequence):
+                if word in heads:
+                    end = _in_order(sequence, start, phrase, need)
+                    if end is not None:
+                        spans.append((start, end))
         return spans
 
 
-def _shingles(tokens: list[str]) -> set[tuple[str, ...]]:
+def _sentences(tokens: list[Token]) -> list[tuple[int, int]]:
+    """Token spans of the passage's sentences."""
+    spans: list[tuple[int, int]] = []
+    for index, token in enumerate(tokens):
+        if spans and tokens[spans[-1][0]].sentence == token.sentence:
+            spans[-1] = (spans[-1][0], index)
+        else:
+            spans.append((index, index))
+    return spans
+
+
+def _in_order(sequence: list[str], start: int, phrase: tuple[str, ...], need: int) -> int | None:
+    """Last position of a greedy in-order match of ``phrase`` starting at ``start`` within
+    the window, when at least ``need`` of its words are found."""
+    limit = min(len(sequence), start + len(phrase) + PHRASE_SLACK)
+    at, found, last = start, 0, None
+    for word in phrase:
+        for position in range(at, limit):
+            if sequence[position] == word:
+                found, last, at = found + 1, position, position + 1
+                break
+    return last if found >= need and last is not None else None
+
+
+def _exact(sequence: list[str], phrase: tuple[str, ...]) -> list[tuple[int, int]]:
+    size = len(phrase)
+    return [
+        (i, i + size - 1)
+        for i in range(len(sequence) - size + 1)
+        if tuple(sequence[i : i + size]) == phrase
+    ]
+
+
+def shingles(tokens: list[str] | tuple[str, ...]) -> set[tuple[str, ...]]:
     return {tuple(tokens[i : i + SHINGLE]) for i in range(len(tokens) - SHINGLE + 1)}
 
 
@@ -285,15 +275,16 @@ def _trimmed(run: list[int]) -> list[int]:
 
 
 def _dense(run: list[int]) -> bool:
-    return len(run) >= MIN_SHINGLES and len(run) / (run[-1] - run[0] + 1) >= MIN_DENSITY
+    return len(run) >= MIN_RUN and len(run) / (run[-1] - run[0] + 1) >= MIN_DENSITY
 
 
-def _merge(spans: list[tuple[int, int, bool]]) -> list[tuple[int, int, bool]]:
-    merged: list[tuple[int, int, bool]] = []
-    for start, end, phrase in spans:
+def _merge(spans: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+    """Spans a few words apart are one match, of the strongest kind among them."""
+    merged: list[tuple[int, int, int]] = []
+    for start, end, kind in spans:
         if merged and start - merged[-1][1] <= MERGE_GAP:
-            first, last, had_phrase = merged[-1]
-            merged[-1] = (first, max(last, end), had_phrase or phrase)
+            first, last, strongest = merged[-1]
+            merged[-1] = (first, max(last, end), max(strongest, kind))
         else:
-            merged.append((start, end, phrase))
+            merged.append((start, end, kind))
     return merged

@@ -149,14 +149,18 @@ def test_old_claim_quoted_inside_a_retracted_callout_is_not_stale(incident):
 
 
 def test_same_wording_outside_the_callout_is_stale(incident):
+    """The callout's wording, once it is neither marked nor explained away, is a stale copy."""
     callout = (FIXTURES / "composes" / "retracted-callout.yml").read_text(encoding="utf-8")
-    marker = "# ⚠️ RETRACTED 2026-09-08 (claim:decode-cliff-1096)."
-    assert marker in callout
+    marker = "# ⚠️ RETRACTED 2026-09-08 (claim:decode-cliff-1096). This header previously said:"
+    explanation = callout[callout.index("#   That was a harness") : callout.index("#\n# ⚠️ SPEC")]
+    assert marker in callout and explanation.count("\n") == 6
+    known = callout.replace(marker, "# ⚠️ Known issue (claim:decode-cliff-1096):")
     (incident / "composes" / "callout.yml").write_text(
-        callout.replace(marker, "# ⚠️ Known issue (claim:decode-cliff-1096)."), encoding="utf-8"
+        known.replace(explanation, ""), encoding="utf-8"
     )
     estate = load_estate(load_config(incident))
-    assert "composes/callout.yml" in {f.path for f in findings(estate, STALE)}
+    found = [f for f in findings(estate, STALE) if f.path == "composes/callout.yml"]
+    assert [(f.line, f.end_line) for f in found] == [(21, 26)]
 
 
 def test_unrelated_decode_prose_is_not_flagged():

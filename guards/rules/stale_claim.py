@@ -28,6 +28,9 @@ Bad:
     #   accumulated context passes ~21K on the spec tiers.
     services: {}
 
+Finds:
+    composes/dual-max.yml:4:1: C001 repeats withdrawn claim decode-cliff-1096 (lines 4-5), retracted 2026-09-08: A harness artefact (#1218), not the engine.
+
 Good:
     --- claims.yaml
     claims:
@@ -51,20 +54,21 @@ Good:
 
 from __future__ import annotations
 
-from ..claimscan import passages, stale_copies
+from ..compose import Compose
 from ..findings import Finding, Severity
+from ..notes import Note
 from ..options import RuleOptions
 from . import Context, Rule, summary
 
 
-def check(target, context: Context) -> list[Finding] | None:
+def check(target: Compose | Note, context: Context) -> list[Finding] | None:
     withdrawn = [
-        c for c in context.estate.registry.claims if c.is_withdrawn and (c.text or c.match)
+        c for c in context.estate.registry.claims if c.is_withdrawn and (c.wordings or c.match)
     ]
     if not withdrawn:
         return None
+    scan = context.estate.claim_scan
     findings = []
-    texts = passages(target)
     for claim in withdrawn:
         when = f"{claim.status} {claim.retracted}" if claim.retracted else claim.status
         why = f": {summary(claim.reason, 80)}" if claim.reason else ""
@@ -74,7 +78,7 @@ def check(target, context: Context) -> list[Finding] | None:
             else f"remove it, or quote it inside a `Retracted {claim.retracted or 'YYYY-MM-DD'} "
             f"(claim:{claim.id})` callout"
         )
-        for copy in stale_copies(claim, target, texts):
+        for copy in dict.fromkeys(scan.stale_copies(claim, target)):
             lines = (
                 f"lines {copy.line}-{copy.end_line}"
                 if copy.end_line > copy.line
@@ -88,6 +92,7 @@ def check(target, context: Context) -> list[Finding] | None:
                     f"repeats withdrawn claim {claim.id} ({lines}), {when}{why}",
                     hint=hint,
                     claim=claim.id,
+                    end_line=copy.end_line,
                 )
             )
     return findings

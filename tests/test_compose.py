@@ -1,9 +1,16 @@
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from guards.compose import parse_compose
+from guards.config import Config
 from guards.errors import GuardsError
+from guards.estate import Estate
+from guards.registry import empty
+from guards.rules import all_rules
+from guards.suite import run
 
 from .conftest import FIXTURES
 
@@ -243,6 +250,7 @@ def test_yaml_error_names_its_own_line_and_column():
 
 
 FUZZ_BASE = (FIXTURES / "composes" / "vllm-dflash.yml").read_text(encoding="utf-8")
+FUZZ_RULES = [rule for rule in all_rules() if "compose" in rule.targets]
 
 
 @settings(max_examples=150, deadline=None)
@@ -252,13 +260,26 @@ FUZZ_BASE = (FIXTURES / "composes" / "vllm-dflash.yml").read_text(encoding="utf-
     st.text(alphabet="${}:-#'\"\n |>[]&*!%@`\\", max_size=6),
 )
 def test_any_edit_parses_or_raises_a_located_error(at, cut, insert):
+    """An edited compose parses, with every comment, knob and finding placed inside the file,
+    or raises one error whose line lies within the input (the line after a final newline
+    included: the end of the file)."""
     text = FUZZ_BASE[:at] + insert + FUZZ_BASE[at + cut :]
     try:
         compose = parse_compose(text, "fuzz.yml")
     except GuardsError as error:
-        assert error.path == "fuzz.yml" and error.line is not None and "\n" not in str(error)
+        assert error.path == "fuzz.yml" and "\n" not in str(error)
+        assert error.line is not None and 1 <= error.line <= text.count("\n") + 1
+        assert error.column is None or error.column >= 1
     else:
-        assert all(isinstance(s.knobs, dict) for s in compose.services)
+        lines = len(text.splitlines())
+        knobs = [k for s in compose.services for k in s.knobs.values()]
+        for place in [*compose.comments, *knobs, *compose.services]:
+            assert 1 <= place.line <= lines, place
+        assert all(place.column >= 1 for place in [*compose.comments, *knobs])
+        estate = Estate(Path("."), Config(root=Path(".")), empty(), composes=[compose])
+        for finding in run(estate, FUZZ_RULES).findings:
+            assert 1 <= finding.line <= finding.end_line <= lines, finding
+            assert finding.column >= 1, finding
 
 
 def test_regions_record_name_args_body_offsets_and_checksum():
@@ -272,7 +293,11 @@ def test_regions_record_name_args_body_offsets_and_checksum():
     )
     first, second = parse_compose(text, "c.yml").regions
     assert (first.name, first.args, first.line, first.end_line, first.checksum) == (
-        "claim", "spec-tax-35387", 1, 3, "1a2b3c4d"
+        "claim",
+        "spec-tax-35387",
+        1,
+        3,
+        "1a2b3c4d",
     )
     assert text[first.body_start : first.body_end] == "# A steady tax.\n"
     assert (second.name, second.args, second.checksum) == ("profile", "", None)

@@ -1,8 +1,12 @@
+import re
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from guards.interpolate import TemplateError, interpolate
+
+NAME_CHARS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 @pytest.mark.parametrize(
@@ -104,9 +108,27 @@ def test_unescape_off_keeps_double_dollar_for_already_unescaped_text():
     st.dictionaries(st.sampled_from(["A", "B", "x"]), st.text(max_size=3), max_size=3),
 )
 def test_any_input_interpolates_or_raises_template_error(template, env):
+    """An error points at the `${` it is about; a value only reports variables the template
+    consulted, and "from the environment" only for names the environment has."""
     try:
         value = interpolate(template, env)
     except TemplateError as exc:
-        assert 0 <= exc.offset < len(template)
+        assert template.startswith("${", exc.offset)
     else:
-        assert isinstance(value.text, str)
+        assert set(value.from_env) <= set(value.variables)
+        assert set(value.from_env) <= set(env)
+        assert {u.variable for u in value.unresolved} <= set(value.variables)
+        assert set(value.variables) <= set(NAME_CHARS.findall(template))
+
+
+@given(st.text(max_size=40), st.dictionaries(st.sampled_from(["A", "B"]), st.text(max_size=3)))
+def test_text_without_a_dollar_is_returned_unchanged(text, env):
+    text = text.replace("$", "")
+    value = interpolate(text, env)
+    assert (value.text, value.variables, value.unresolved) == (text, (), ())
+
+
+@given(st.text(max_size=40))
+def test_doubled_dollars_give_the_text_back(text):
+    value = interpolate(text.replace("$", "$$"), {"A": "x", "B": "y"})
+    assert (value.text, value.variables) == (text, ())

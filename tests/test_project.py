@@ -5,6 +5,7 @@ from pathlib import Path
 
 from guards.config import load_config
 from guards.estate import load_estate
+from guards.report.text import TextReporter
 from guards.rules import all_rules
 from guards.suite import run
 
@@ -21,13 +22,13 @@ def test_ci_runs_the_readme_test_command():
     assert test in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
 
 
-def test_bundled_estate_passes_with_at_least_50_checks():
+def test_bundled_estate_passes_all_247_checks():
     estate = load_estate(load_config(ROOT))
     assert estate.errors == []
-    assert len(estate.composes) >= 16 and len(estate.notes) >= 4
-    results = run(estate, all_rules()).results
-    assert [f for r in results for f in r.findings] == []
-    assert len(results) >= 50
+    assert (len(estate.composes), len(estate.notes)) == (16, 4)
+    result = run(estate, all_rules())
+    assert result.findings == []
+    assert TextReporter().render(result) == "guard suite: 247 pass / 0 fail\n"
 
 
 def test_bundled_registry_carries_the_retraction_and_the_facts():

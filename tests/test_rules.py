@@ -1,4 +1,4 @@
-"""Every rule: registered, documented, and its own Bad/Good examples behave as documented."""
+"""Every rule: registered, documented, and its own Bad/Finds/Good examples hold exactly."""
 
 import pkgutil
 import re
@@ -7,13 +7,13 @@ import textwrap
 import pytest
 
 import guards.rules
-from guards.compose import parse_compose
 from guards.config import Config
-from guards.estate import Estate, load_estate
+from guards.errors import GuardsError
 from guards.options import load_options
-from guards.registry import empty
-from guards.rules import Context, all_rules, find, select
-from guards.suite import run
+from guards.report.text import TextReporter
+from guards.rules import all_rules, find, select
+
+from .rule_cases import check
 
 RULES = all_rules()
 
@@ -49,25 +49,20 @@ def example_files(text):
     return files
 
 
-def run_rule(rule, text, root):
-    root.mkdir()
-    for path, body in example_files(text).items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(body, encoding="utf-8")
-    config = Config(root=root, composes=("composes/*.yml",), notes=("learnings/*.md",))
-    estate = load_estate(config)
-    assert estate.errors == []
-    return [f for result in run(estate, [rule]).results for f in result.findings]
+def finds(rule, text, root):
+    """The finding lines ``guards check`` prints for an example: no hints, no summary."""
+    result, errors = check(rule.id, example_files(text), root)
+    assert errors == []
+    return "".join(TextReporter().finding(f) for f in result.findings)
 
 
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.id)
 def test_documented_examples(rule, tmp_path):
-    for part in ("Why:", "Bad:", "Good:"):
+    for part in ("Why:", "Bad:", "Finds:", "Good:"):
         assert part in rule.doc
-    assert run_rule(rule, example(rule, "Bad"), tmp_path / "bad"), f"{rule.id}: Bad passes"
-    assert run_rule(rule, example(rule, "Good"), tmp_path / "good") == [], (
-        f"{rule.id}: Good example fails"
-    )
+    assert rule.doc.index("Bad:") < rule.doc.index("Finds:") < rule.doc.index("Good:")
+    assert finds(rule, example(rule, "Bad"), tmp_path / "bad") == example(rule, "Finds")
+    assert finds(rule, example(rule, "Good"), tmp_path / "good") == ""
 
 
 def test_selection_by_id_prefix_name_and_family():
@@ -80,18 +75,12 @@ def test_selection_by_id_prefix_name_and_family():
     assert find(RULES, "required-fields").id == "S003"
 
 
-def test_required_fields_options(tmp_path):
-    text = "# Profile (at-a-glance):\n#   Model:  x\n#   Status: ⚠️ Caveated\nservices: {}\n"
-    compose = parse_compose(text, "c.yml")
-    rule = find(RULES, "S003")
-
-    def messages(options):
-        config = Config(root=tmp_path, rules={"required-fields": options})
-        estate = Estate(tmp_path, config, empty(), composes=[compose])
-        context = Context(estate, load_options(config, RULES))
-        return [f.message for f in rule.check(compose, context)]
-
-    assert messages({"fields": ["Model"]}) == ["profile block has no Caveats field (Status is ⚠️)"]
-    assert messages({"fields": ["Model"], "caveats-unless": ["caveats"]}) == []
-    with pytest.raises(guards.errors.GuardsError, match="unknown status 'prod'"):
-        messages({"caveats-unless": ["prod"]})
+def test_an_unknown_status_in_caveats_unless_is_a_config_error(tmp_path):
+    config = Config(root=tmp_path, rules={"required-fields": {"caveats-unless": ["prod"]}})
+    with pytest.raises(GuardsError) as caught:
+        load_options(config, RULES)
+    assert str(caught.value) == (
+        "rules.required-fields.caveats-unless: unknown status 'prod' (known: caveats, "
+        "deprecated, experimental, incubating, preview, production, upstream-gated) "
+        "(got ['prod'])"
+    )

@@ -1,8 +1,9 @@
 """The guard rules, registered by an explicit list.
 
-Each rule lives in its own module with a stable id, a kebab-case name and a docstring in three
-parts - Why / Bad / Good - that ``guards explain`` prints and the test suite runs through the
-rule. A check is one rule applied to one target; it passes when it yields no findings.
+Each rule lives in its own module with a stable id, a kebab-case name and a docstring in four
+parts - Why / Bad / Finds / Good - that ``guards explain`` prints and the test suite runs
+through the rule: the Bad example must print exactly the Finds lines, the Good one nothing.
+A check is one rule applied to one target; it passes when it yields no findings.
 """
 
 from __future__ import annotations

@@ -19,6 +19,9 @@ Bad:
         image: ghcr.io/ggml-org/llama.cpp:server-cuda-b9570
         command: -c ${CTX_SIZE:-262144} -np ${NP:-1}
 
+Finds:
+    composes/example.yml:2:43: D002 comment says CTX_SIZE: the default is 131072 (line 2), but the compose sets `${CTX_SIZE:-262144}` (line 7)
+
 Good:
     # Override defaults via .env or shell:
     #   CTX_SIZE   KV pool size     (default: 262144 — native)

@@ -26,6 +26,10 @@ Bad:
             _spec_n="$${SPEC_N:-7}"
             exec vllm serve "$$@" --speculative-config "{\\"method\\":\\"dflash\\",\\"num_speculative_tokens\\":$$_spec_n}"
 
+Finds:
+    composes/example.yml:2:24: K003 header Drafter says n=5 (line 2), but the compose defaults to depth 7 (entrypoint line 12: `$${SPEC_N:-7}`)
+    composes/example.yml:11:53: K003 comment says the compose defaults to 4 (line 11), but the default depth is 7 (entrypoint line 12: `$${SPEC_N:-7}`)
+
 Good:
     # Profile (at-a-glance):
     #   Drafter:   DFlash2 n=7

@@ -11,6 +11,9 @@ Bad:
     #   Max ctx:   204800 (~200K)
     services: {}
 
+Finds:
+    composes/example.yml:4:1: S005 profile field Max ctx repeats the one on line 2
+
 Good:
     # Profile (at-a-glance):
     #   Max ctx:   204800 (~200K)

@@ -11,6 +11,9 @@ Bad:
     #   Status:    ✅ Production
     services: {}
 
+Finds:
+    composes/example.yml:3:13: S004 profile field Drafter has no value
+
 Good:
     # Profile (at-a-glance):
     #   Model:     Qwen3.8-27B (AutoRound INT4)

@@ -15,6 +15,10 @@ Bad:
         image: vllm/vllm-openai:v0.27.1
         command: [--tensor-parallel-size, "4"]
 
+Finds:
+    composes/example.yml:1:20: D003 flat line Tensor-parallel: 2 (line 1) disagrees with the body: 4 (--tensor-parallel-size, line 6)
+    composes/example.yml:2:27: D003 flat line Requires-min-gpu-count: 2 (line 2) disagrees with the body: 4 (--tensor-parallel-size, line 6)
+
 Good:
     # Tensor-parallel: 4
     # Requires-min-gpu-count: 4

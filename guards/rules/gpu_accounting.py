@@ -20,6 +20,9 @@ Bad:
         environment: [NVIDIA_VISIBLE_DEVICES=0]
         command: [--gpu-memory-utilization, "0.50"]
 
+Finds:
+    composes/example.yml:2:1: K004 services sharing GPUs ask for chat 0.6 + embed 0.5 = 1.10 of a card
+
 Good:
     services:
       chat:

@@ -19,6 +19,10 @@ Bad:
         command: [--tensor-parallel-size, "2", --max-model-len, "204800",
                   --kv-cache-dtype, bfloat16]
 
+Finds:
+    composes/example.yml:3:16: D001 header KV says fp8_e4m3 (line 3), but --kv-cache-dtype is bfloat16 (command line 9)
+    composes/example.yml:4:16: D001 header Max ctx says 262144 (line 4), but --max-model-len is 204800 (command line 8)
+
 Good:
     # Profile (at-a-glance):
     #   Topology:  Dual 3090 PCIe (TP=2)

@@ -10,6 +10,9 @@ Bad:
       vllm:
         image: vllm/vllm-openai:v0.27.1
 
+Finds:
+    composes/example.yml:1:1: S001 header has no `# Profile (at-a-glance):` block
+
 Good:
     # Profile (at-a-glance):
     #   Model:     Qwen3.8-27B (AutoRound INT4)

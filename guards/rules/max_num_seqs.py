@@ -19,6 +19,9 @@ Bad:
         image: vllm/vllm-openai:v0.27.1
         command: [--max-model-len, "204800", --max-num-seqs, "3"]
 
+Finds:
+    composes/example.yml:6:58: K002 max-num-seqs 3 > 1: the KV pool of 212,977 tokens (KV pool 212,977 tok, line 2) holds 1 full-length sequence of 204,800; max-num-seqs 3 invites preemption and recompute — watch vllm:num_preemptions
+
 Good:
     # Profile (at-a-glance):
     #   Max ctx:   204800 (~200K) — MEASURED (KV pool 212,977 tok)

@@ -15,6 +15,11 @@ Bad:
     #   Status:    ⚠️ Production w/ caveats
     services: {}
 
+Finds:
+    composes/example.yml:1:1: S003 profile block has no Caveats field (Status is ⚠️)
+    composes/example.yml:1:1: S003 profile block has no Drafter field
+    composes/example.yml:1:1: S003 profile block has no KV field
+
 Good:
     # Profile (at-a-glance):
     #   Model:     Qwen3.8-27B (AutoRound INT4)

@@ -14,6 +14,9 @@ Bad:
         status: retracted
         text: Decode collapses once accumulated context passes ~21k.
 
+Finds:
+    claims.yaml:2:1: C004 claim decode-cliff-1096 is retracted but lacks a retraction date (`retracted:`), a reason, a `replacement`
+
 Good:
     --- claims.yaml
     claims:

@@ -10,6 +10,9 @@ Bad:
     #   Status:    ⚠ Production w/ caveats
     services: {}
 
+Finds:
+    composes/example.yml:2:16: S002 Status '⚠ Production w/ caveats' starts with U+26A0 without the U+FE0F variation selector, so it maps to no status
+
 Good:
     # Profile (at-a-glance):
     #   Status:    ⚠️ Production w/ caveats

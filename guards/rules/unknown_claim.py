@@ -14,6 +14,9 @@ Bad:
     --- learnings/qwen3.8-27b.md
     The spec tax scales with drafter depth (claim:spec-tax-35378).
 
+Finds:
+    learnings/qwen3.8-27b.md:1:41: C003 cites claim spec-tax-35378, which claims.yaml does not define
+
 Good:
     --- claims.yaml
     claims:

@@ -22,6 +22,9 @@ Bad:
         image: vllm/vllm-openai:v0.27.1
         command: [--served-model-name, qwen3.8-27b, --gpu-memory-utilization, "0.95"]
 
+Finds:
+    composes/dual.yml:4:75: K001 gpu-memory-utilization 0.95 is above the ceiling 0.90 (claim qwen38-27b-util-ceiling, claims.yaml:2: The knob is a ceiling on what vLLM claims; higher leaves less slack for prefill.)
+
 Good:
     --- claims.yaml
     claims:

@@ -1,0 +1,90 @@
+"""Rule cases: each ``tests/rules/*.yml`` file holds cases for one rule.
+
+A case is a small estate (``files``), optional ``[rules.*]`` tables (``options``), an optional
+operator ``.env`` overlay (``env``), and what ``guards check --verbose --select RULE`` prints
+for it (``expect``): every finding with path, line, column, message and hint, then the suite
+total. ``remarks`` lists what the rule said it could not check (default: nothing), ``errors``
+the inputs that could not be loaded (default: none).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from guards.config import Config
+from guards.estate import load_estate
+from guards.findings import Run
+from guards.options import load_options
+from guards.report.text import TextReporter
+from guards.rules import all_rules, find
+from guards.suite import run
+
+HERE = Path(__file__).parent / "rules"
+CASE_KEYS = {"name", "files", "options", "env", "expect", "remarks", "errors"}
+
+
+@dataclass(frozen=True)
+class Case:
+    rule: str
+    name: str
+    files: dict[str, str]
+    expect: str
+    options: dict[str, Any] = field(default_factory=dict)
+    env: dict[str, str] | None = None
+    remarks: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def id(self) -> str:
+        return f"{self.rule}-{self.name}"
+
+
+def load_cases(folder: Path = HERE) -> list[Case]:
+    cases = []
+    for path in sorted(folder.glob("*.yml")):
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        rule = data["rule"]
+        assert set(data) == {"rule", "cases"}, f"{path.name}: keys {sorted(data)}"
+        assert path.name.startswith(f"{rule}-"), f"{path.name} holds cases for {rule}"
+        for raw in data["cases"]:
+            assert set(raw) <= CASE_KEYS, f"{path.name}: {raw.get('name')}: keys {sorted(raw)}"
+            cases.append(Case(rule=rule, **raw))
+    return cases
+
+
+def check(
+    rule_id: str,
+    files: dict[str, str],
+    root: Path,
+    options: dict[str, Any] | None = None,
+    env: dict[str, str] | None = None,
+) -> tuple[Run, list[str]]:
+    """Write ``files`` under ``root``, load them as an estate and run one rule on it.
+
+    Returns the run and the load errors."""
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    config = Config(
+        root=root,
+        composes=("composes/**/*.yml",),
+        notes=("learnings/**/*.md",),
+        rules=options or {},
+    )
+    rules = all_rules()
+    settings = load_options(config, rules)
+    estate = load_estate(config, env=env)
+    rule = find(rules, rule_id)
+    assert rule is not None, f"no rule {rule_id}"
+    return run(estate, [rule], settings), [str(error) for error in estate.errors]
+
+
+def outcome(case: Case, root: Path) -> tuple[str, list[str], list[str]]:
+    """What the user sees for a case: the text output, the rule's remarks, the load errors."""
+    result, errors = check(case.rule, case.files, root, case.options, case.env)
+    remarks = [r for r in result.remarks if r.startswith(f"{case.rule} ")]
+    return TextReporter(verbose=True).render(result), remarks, errors

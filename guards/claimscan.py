@@ -32,7 +32,18 @@ from typing import TYPE_CHECKING
 
 from .markers import COMMIT_REF, Marker, marks_correction, strip_struck
 from .notes import Note
-from .textmatch import DISTINCTIVE, ClaimMatcher, Match, Token, shingles, tokenize, words
+from .textmatch import (
+    DISTINCTIVE,
+    MIN_STATEMENT,
+    UNIT_BREAK,
+    ClaimMatcher,
+    Match,
+    Tokens,
+    shingles,
+    statements,
+    tokenize,
+    words,
+)
 from .vocabulary import Vocabulary
 
 if TYPE_CHECKING:
@@ -43,7 +54,7 @@ if TYPE_CHECKING:
 
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 UNIT_START = re.compile(r"^\s*(?:[-*•⤷→▸]|\d+[.)])\s|^\s?(?:⚠|⭐|❌|✅|🧪|‼)")
-MIN_CORRECTIVE = 1.0  # weight of replacement-only words that makes a sentence a correction
+MIN_CORRECTIVE = 3  # distinctive replacement-only words that make a sentence a correction
 
 
 @dataclass(frozen=True)
@@ -76,18 +87,17 @@ class Unit:
     def marked(self) -> bool:
         return marks_correction(self.text)
 
-    @cached_property
-    def sentences(self) -> list[tuple[str, ...]]:
-        return [tuple(words(s)) for s in SENTENCE_END.split(self.text) if s.strip()]
-
 
 @dataclass
 class Passage:
     units: list[Unit]
 
     @cached_property
-    def tokens(self) -> list[Token]:
+    def tokens(self) -> Tokens:
         return tokenize([list(u.lines) for u in self.units])
+
+    def sentences(self, unit: int) -> list[tuple[str, ...]]:
+        return self.tokens.unit_sentences.get(unit, [])
 
 
 @dataclass(frozen=True)
@@ -197,6 +207,8 @@ class ClaimScan:
         self.estate = estate
         self._passages: dict[int, list[Passage]] = {}
         self._matchers: dict[str, ClaimMatcher] = {}
+        self._side_cache: dict[str, tuple[set[str], set[str], set[tuple[str, ...]]]] = {}
+        self._relevant: dict[int, set[str]] = {}
 
     def passages(self, target: Compose | Note) -> list[Passage]:
         key = id(target)
@@ -211,14 +223,13 @@ class ClaimScan:
 
     @cached_property
     def vocabulary(self) -> Vocabulary:
-        sentences = (
-            sentence
+        units = (
+            unit
             for target in targets(self.estate)
             for passage in self.passages(target)
-            for unit in passage.units
-            for sentence in unit.sentences
+            for unit in passage.tokens.normalised.split(UNIT_BREAK)
         )
-        return Vocabulary(sentences)
+        return Vocabulary(units)
 
     def matcher(self, claim: Claim) -> ClaimMatcher:
         if claim.id not in self._matchers:
@@ -227,6 +238,34 @@ class ClaimScan:
             )
         return self._matchers[claim.id]
 
+    @cached_property
+    def _index(self) -> tuple[dict[tuple[str, ...], set[str]], dict[str, set[str]]]:
+        """Which claims use each 3-shingle, and each word of a match phrase."""
+        shingled: dict[tuple[str, ...], set[str]] = {}
+        phrased: dict[str, set[str]] = {}
+        for claim in self.estate.registry.claims:
+            matcher = self.matcher(claim)
+            for shingle in matcher.shingles:
+                shingled.setdefault(shingle, set()).add(claim.id)
+            for word in {w for phrase in matcher.phrases for w in phrase}:
+                phrased.setdefault(word, set()).add(claim.id)
+        return shingled, phrased
+
+    def relevant(self, passage: Passage) -> set[str]:
+        """The claims a passage can possibly match: it shares a 3-shingle of their wordings or
+        a word of their match phrases. One pass over all claims instead of one per claim."""
+        key = id(passage)
+        if key not in self._relevant:
+            shingled, phrased = self._index
+            tokens = passage.tokens
+            found: set[str] = set()
+            for shingle in tokens.shingles.intersection(shingled):
+                found |= shingled[shingle]
+            for word in tokens.vocabulary.intersection(phrased):
+                found |= phrased[word]
+            self._relevant[key] = found
+        return self._relevant[key]
+
     def stale_copies(self, claim: Claim, target: Compose | Note) -> list[Copy]:
         """Copies of a withdrawn claim's wording that still assert it."""
         if not claim.is_withdrawn or not (claim.wordings or claim.match):
@@ -234,6 +273,8 @@ class ClaimScan:
         matcher = self.matcher(claim)
         found = []
         for passage in self.passages(target):
+            if claim.id not in self.relevant(passage):
+                continue
             for match in matcher.find(passage.tokens):
                 if self._asserts(claim, matcher, passage, match):
                     tokens = passage.tokens
@@ -256,31 +297,37 @@ class ClaimScan:
             return False
         if any(u.scope is not None and u.scope.covers(claim, matcher) for u in touched):
             return False
-        return not any(self._corrective(claim, s) for u in touched for s in u.sentences)
+        sentences = [s for i in range(first, last + 1) for s in passage.sentences(i)]
+        return not any(self._corrective(claim, s) for s in sentences)
 
     def _corrective(self, claim: Claim, sentence: tuple[str, ...]) -> bool:
         """The sentence says what the replacement says where it differs from the claim: it
         shares a phrase only the replacement has, around a word only the replacement uses ("on
-        STOCK vLLM"), or leans on words only the replacement or the reason use more than on
-        words only the claim uses."""
+        STOCK vLLM"), or holds several distinctive words only the replacement uses ("util was
+        the binding knob ... 0.85 ... 0.92") and they outweigh the words only the claim uses."""
         said, instead, phrases = self._sides(claim)
         weight = self.vocabulary.weight
         for phrase in shingles(sentence) & phrases:
             if instead.intersection(phrase) and max(map(weight, phrase)) >= DISTINCTIVE:
                 return True
         terms = set(sentence)
-        corrective = sum(weight(t) for t in terms & instead)
+        corrective = [t for t in terms & instead if weight(t) >= DISTINCTIVE]
         assertive = sum(weight(t) for t in terms & said)
-        return corrective >= MIN_CORRECTIVE and corrective > assertive
+        return len(corrective) >= MIN_CORRECTIVE and sum(map(weight, corrective)) > assertive
 
     def _sides(self, claim: Claim) -> tuple[set[str], set[str], set[tuple[str, ...]]]:
-        """Words only the claim uses, words only its replacement or reason use, and the
-        replacement's 3-word phrases that no wording of the claim has."""
+        if claim.id not in self._side_cache:
+            self._side_cache[claim.id] = self._compute_sides(claim)
+        return self._side_cache[claim.id]
+
+    def _compute_sides(self, claim: Claim) -> tuple[set[str], set[str], set[tuple[str, ...]]]:
+        """Words only the claim uses, words only its replacement uses, and the replacement's
+        3-word phrases that no wording of the claim has. (The reason is left out: it tells the
+        evidence - cards, measurements - that stale passages cite too.)"""
         said = {w for wording in claim.wordings + claim.match for w in words(wording)}
         replacement = words(claim.replacement or "")
-        instead = set(replacement) | set(words(claim.reason or ""))
         claimed = {s for wording in claim.wordings for s in shingles(words(wording))}
-        return said - instead, instead - said, shingles(replacement) - claimed
+        return said - set(replacement), set(replacement) - said, shingles(replacement) - claimed
 
 
 def targets(estate: Estate) -> Iterator[Compose | Note]:
@@ -309,3 +356,113 @@ def _how(target: Compose | Note, citation: Citation) -> str:
     if citation.in_retraction and citation.claim_id in target.retracts():
         return "retracts"
     return "cites in a retraction" if citation.in_retraction else "cites"
+
+
+# -- triage: every passage ranked by similarity to a claim -------------------------------------
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A unit of the estate ranked against a claim, with why."""
+
+    path: str
+    line: int
+    end_line: int
+    score: float  # the largest share of a claim statement's weight the unit holds
+    weight: float  # the weight of all the claim's words it holds (ties: more is closer)
+    status: str  # "stale" | "correction" | "copy" | "cites" | "candidate"
+    shared: tuple[str, ...]  # the claim's most distinctive words it holds
+    phrases: tuple[str, ...]  # 3-word runs of the claim it repeats
+    text: str
+
+
+def rank(scan: ClaimScan, claim: Claim, limit: int | None = None) -> list[Candidate]:
+    """Every unit of the estate that shares distinctive words with ``claim``, most similar
+    first, for ``guards claims find``."""
+    matcher = scan.matcher(claim)
+    statements = [(s, t) for s, t in _statements(scan, claim) if t >= MIN_STATEMENT]
+    found = [
+        candidate
+        for target in targets(scan.estate)
+        for passage in scan.passages(target)
+        for candidate in _candidates(scan, claim, matcher, statements, target, passage)
+    ]
+    found.sort(key=lambda c: (-c.score, -c.weight, c.path, c.line))
+    return found[:limit] if limit else found
+
+
+def _statements(scan: ClaimScan, claim: Claim) -> list[tuple[set[str], float]]:
+    weight = scan.vocabulary.weight
+    texts = statements(claim.wordings) + [tuple(words(p)) for p in claim.match]
+    return [(set(s), sum(weight(w) for w in set(s))) for s in texts]
+
+
+def _candidates(
+    scan: ClaimScan,
+    claim: Claim,
+    matcher: ClaimMatcher,
+    statements_: list[tuple[set[str], float]],
+    target: Compose | Note,
+    passage: Passage,
+) -> Iterator[Candidate]:
+    weight = scan.vocabulary.weight
+    judged = _judged_units(scan, claim, matcher, passage)
+    cited = {c.line for c in target.citations if c.claim_id == claim.id}
+    for index, unit in enumerate(passage.units):
+        sequence = tuple(w for sentence in passage.sentences(index) for w in sentence)
+        if any(_contains(sequence, phrase) for phrase in matcher.not_match):
+            continue  # dismissed: recorded as not the claim
+        terms = set(sequence)
+        score = max((sum(weight(w) for w in s & terms) / t for s, t in statements_), default=0)
+        status = judged.get(index) or ("cites" if cited & {n for n, _ in unit.lines} else "")
+        if score < MIN_CANDIDATE and not status:
+            continue
+        said = terms & {w for s, _ in statements_ for w in s}
+        shared = sorted(said, key=lambda w: (-weight(w), w))[:8]
+        yield Candidate(
+            target.path,
+            unit.lines[0][0],
+            unit.lines[-1][0],
+            round(score, 2),
+            round(sum(map(weight, said)), 2),
+            status or "candidate",
+            tuple(shared),
+            _repeated(matcher, sequence),
+            "\n".join(text.strip() for _, text in unit.lines),
+        )
+
+
+MIN_CANDIDATE = 0.35  # share of a statement's weight below which a unit is not worth showing
+
+
+def _judged_units(
+    scan: ClaimScan, claim: Claim, matcher: ClaimMatcher, passage: Passage
+) -> dict[int, str]:
+    """The units a match touches: stale, a correction, or (for an active claim) a copy."""
+    judged: dict[int, str] = {}
+    for match in matcher.find(passage.tokens):
+        if not claim.is_withdrawn:
+            status = "copy"
+        else:
+            status = "stale" if scan._asserts(claim, matcher, passage, match) else "correction"
+        first, last = passage.tokens[match.start].unit, passage.tokens[match.end].unit
+        for index in range(first, last + 1):
+            judged.setdefault(index, status)
+    return judged
+
+
+def _contains(sequence: tuple[str, ...], phrase: tuple[str, ...]) -> bool:
+    size = len(phrase)
+    return any(sequence[i : i + size] == phrase for i in range(len(sequence) - size + 1))
+
+
+def _repeated(matcher: ClaimMatcher, sequence: tuple[str, ...]) -> tuple[str, ...]:
+    """The claim's 3-word runs a unit repeats, joined into phrases."""
+    hits = [i for i in range(len(sequence) - 2) if tuple(sequence[i : i + 3]) in matcher.shingles]
+    phrases: list[list[int]] = []
+    for i in hits:
+        if phrases and i <= phrases[-1][-1] + 1:
+            phrases[-1].append(i)
+        else:
+            phrases.append([i])
+    return tuple(" ".join(sequence[p[0] : p[-1] + 3]) for p in phrases)

@@ -190,6 +190,9 @@ def claims_retract(
         "--replacement-file",
         help="File holding what to say instead ('-' reads standard input).",
     ),
+    force: bool = typer.Option(
+        False, "--force", help="Retract a claim that is already retracted or superseded."
+    ),
     root: Path = ROOT_OPTION,
     config: Path | None = CONFIG_OPTION,
 ) -> None:
@@ -208,7 +211,7 @@ def claims_retract(
     if not path.is_file():
         raise GuardsError("no claims registry to edit", shown)
     source = edit.read(path, shown)
-    edits = retract_edits(source.text, shown, claim_id, date, reason, replacement)
+    edits = retract_edits(source.text, shown, claim_id, date, reason, replacement, force)
     edit.write(source, source.render(edits))
     typer.echo(f"{shown}: retracted {claim_id} on {date}")
     estate = load_estate(settings)
@@ -222,6 +225,176 @@ def claims_retract(
         typer.echo(f"  {place.path}:{place.line}:{place.column}  {place.how}")
     for error in estate.errors:
         typer.echo(f"guards: error: {error}", err=True)
+
+
+@claims_app.command("find")
+def claims_find(
+    claim_id: str = typer.Argument(..., metavar="ID"),
+    limit: int = typer.Option(20, "--limit", metavar="N", help="Show the N most similar."),
+    confirm: str | None = typer.Option(
+        None,
+        "--confirm",
+        metavar="PATH:LINE",
+        help="Record the passage there as a wording "
+        "of the claim (a variant): `check` then finds copies of it.",
+    ),
+    dismiss: str | None = typer.Option(
+        None,
+        "--dismiss",
+        metavar="PATH:LINE",
+        help="Record the passage there as not the "
+        "claim (not_match): it is not shown or reported again.",
+    ),
+    root: Path = ROOT_OPTION,
+    config: Path | None = CONFIG_OPTION,
+) -> None:
+    """Rank every passage of the estate by similarity to a claim, and say why.
+
+    For recall: `check` reports only confident stale copies; `find` shows the rest, for an
+    active claim too, so uncited copies are visible before a retraction."""
+    from .claimscan import rank
+
+    estate = _estate(root, config)
+    claim = _claim(estate, claim_id)
+    found = rank(estate.claim_scan, claim)
+    if confirm or dismiss:
+        place = confirm or dismiss or ""
+        field = "variants" if confirm else "not_match"
+        _record(estate, claim, field, _passage_at(found, place, estate.registry.path))
+        return
+    when = f" {claim.retracted}" if claim.retracted else ""
+    typer.echo(f"{claim.id} ({claim.status}{when}): {len(found)} passages share its words")
+    for candidate in found[:limit]:
+        span = f"-{candidate.end_line}" if candidate.end_line > candidate.line else ""
+        typer.echo(
+            f"{candidate.score:5.2f}  {candidate.status:<10}  "
+            f"{candidate.path}:{candidate.line}{span}"
+        )
+        typer.echo(f"       {_why(candidate)}")
+        typer.echo(f"       > {_excerpt(candidate.text)}")
+    _exit_for(estate)
+
+
+def _why(candidate) -> str:
+    """Shared distinctive words, shared numbers, repeated phrases."""
+    numbers = [w for w in candidate.shared if any(ch.isdigit() for ch in w)]
+    terms = [w for w in candidate.shared if w not in numbers]
+    parts = [f"words: {', '.join(terms)}"] if terms else []
+    parts += [f"numbers and ids: {', '.join(numbers)}"] if numbers else []
+    parts += (
+        ["repeats: " + "; ".join(f'"{_excerpt(p, 50)}"' for p in candidate.phrases[:2])]
+        if candidate.phrases
+        else []
+    )
+    return " · ".join(parts) or "nothing distinctive"
+
+
+def _passage_at(found, place: str, registry_path: str) -> str:
+    path, _, line = place.rpartition(":")
+    if not path or not line.isdigit():
+        raise GuardsError(f"{place!r} is not PATH:LINE")
+    number = int(line)
+    hit = next((c for c in found if c.path == path and c.line <= number <= c.end_line), None)
+    if hit is None:
+        raise GuardsError("no ranked passage there (see `guards claims find ID`)", path, number)
+    return hit.text
+
+
+def _record(estate, claim, field: str, text: str) -> None:
+    from . import edit
+    from .retract import field_edits
+
+    path = estate.root / estate.config.claims
+    source = edit.read(path, estate.registry.path)
+    current = list(getattr(claim, field))
+    if text in current:
+        typer.echo(f"{estate.registry.path}: {claim.id} already lists that passage in {field}")
+        return
+    edits = field_edits(source.text, source.shown, claim.id, {field: [*current, text]})
+    edit.write(source, source.render(edits))
+    typer.echo(f"{estate.registry.path}: added the passage to {claim.id}.{field}")
+
+
+def _excerpt(text: str, limit: int = 100) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+@claims_app.command("add")
+def claims_add(
+    claim_id: str = typer.Argument(..., metavar="ID"),
+    title: str = typer.Option(..., "--title", help="One line: what the claim says."),
+    text_file: Path | None = typer.Option(
+        None, "--text-file", metavar="FILE", help="The wording as published ('-': stdin)."
+    ),
+    source: str | None = typer.Option(
+        None,
+        "--from",
+        metavar="PATH:LINE[-END]",
+        help="Take the wording from these lines of a compose or note (comment markers removed).",
+    ),
+    date: str | None = typer.Option(
+        None, "--date", help="When it was asserted, YYYY-MM-DD (default: today)."
+    ),
+    match: list[str] | None = typer.Option(
+        None, "--match", metavar="PHRASE", help="A distinctive phrase of it (repeatable)."
+    ),
+    root: Path = ROOT_OPTION,
+    config: Path | None = CONFIG_OPTION,
+) -> None:
+    """Register a new active claim, its wording from a file or from a passage of the estate."""
+    import datetime as dt
+
+    from . import edit
+    from .markers import CLAIM_ID
+    from .retract import add_claim_edits, check_date
+
+    settings = _settings(root, config)
+    if not CLAIM_ID.fullmatch(claim_id):
+        raise GuardsError(f"{claim_id!r} is not a kebab-case claim id")
+    if (text_file is None) == (source is None):
+        raise GuardsError("give the wording with exactly one of --text-file or --from")
+    text = _read_replacement(text_file) if text_file else _lines_of(settings, source or "")
+    entry: dict[str, str | list[str]] = {
+        "id": claim_id,
+        "title": title,
+        "status": "active",
+        "asserted": check_date(date or dt.date.today().isoformat()),
+        "text": text.strip("\n"),
+    }
+    if match:
+        entry["match"] = list(match)
+    path = settings.root / settings.claims
+    registry = edit.read(path, _shown(settings, path))
+    edit.write(registry, registry.render(add_claim_edits(registry.text, registry.shown, entry)))
+    typer.echo(f"{registry.shown}: added {claim_id}")
+
+
+def _lines_of(settings, place: str) -> str:
+    """Lines PATH:LINE[-END] of a file under the root, without comment markers."""
+    import textwrap
+
+    from . import yamlsrc
+
+    path, _, span = place.rpartition(":")
+    first, _, last = span.partition("-")
+    if not path or not first.isdigit() or not (last or first).isdigit():
+        raise GuardsError(f"{place!r} is not PATH:LINE or PATH:LINE-END")
+    lines = yamlsrc.read_text(settings.root / path, path).split("\n")
+    start, end = int(first), int(last or first)
+    if not 1 <= start <= end <= len(lines):
+        raise GuardsError(f"lines {start}-{end} are not in the file", path, start)
+    picked = [
+        line.lstrip()[1:] if line.lstrip().startswith("#") else line
+        for line in lines[start - 1 : end]
+    ]
+    return textwrap.dedent("\n".join(picked))
+
+
+def _shown(settings, path: Path) -> str:
+    from .estate import shown_path
+
+    return shown_path(settings, path)
 
 
 def _settings(root: Path, config: Path | None):

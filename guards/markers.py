@@ -79,6 +79,7 @@ class Citation:
     line: int
     column: int
     in_retraction: bool
+    front_matter: bool = False  # listed under a note's `claims:` / `retracts:`
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""``guards claims retract``: edit one claim in ``claims.yaml`` in place.
+"""Editing ``claims.yaml`` in place: ``guards claims retract``, ``add`` and ``find --confirm``.
 
 The file is never re-dumped: the new values are spliced into the original text, so comments,
 key order, quoting and indentation elsewhere stay byte for byte. The result is re-parsed and
@@ -52,24 +52,91 @@ def check_date(value: str) -> str:
 
 
 def retract_edits(
-    text: str, shown: str, claim_id: str, date: str, reason: str, replacement: str
+    text: str,
+    shown: str,
+    claim_id: str,
+    date: str,
+    reason: str,
+    replacement: str,
+    force: bool = False,
 ) -> list[Edit]:
-    """The edits that retract ``claim_id`` in registry ``text``, verified: applied, they
-    change exactly its four retraction fields. Raises GuardsError for bad input."""
-    before = registry.parse(text, shown)
-    if before.get(claim_id) is None:
+    """The edits that retract ``claim_id``: status, date, reason and replacement. An active
+    claim's reason (why it was asserted) moves to ``rationale`` first, so it is not lost."""
+    claim = registry.parse(text, shown).get(claim_id)
+    if claim is None:
         raise GuardsError(f"no claim with id {claim_id!r}", shown)
+    if claim.is_withdrawn and not force:
+        when = f" on {claim.retracted}" if claim.retracted else ""
+        raise GuardsError(
+            f"claim {claim_id} is already {claim.status}{when}; use --force to retract it again",
+            shown,
+            claim.line,
+        )
     if not reason.strip():
         raise GuardsError("--reason is empty")
-    item = _claim_node(yamlsrc.compose(text, shown), claim_id)
-    values = {
+    values: dict[str, str | list[str]] = {
         "status": "retracted",
         "retracted": check_date(date),
         "reason": reason,
         "replacement": replacement,
     }
+    if claim.reason and not claim.rationale and not claim.is_withdrawn:
+        values["rationale"] = claim.reason
+    return field_edits(text, shown, claim_id, values)
+
+
+def field_edits(
+    text: str, shown: str, claim_id: str, values: dict[str, str | list[str]]
+) -> list[Edit]:
+    """The edits that set ``values`` on one claim, verified: applied, they change exactly
+    those fields of that claim and nothing else. Raises GuardsError for bad input."""
+    before = registry.parse(text, shown)
+    if before.get(claim_id) is None:
+        raise GuardsError(f"no claim with id {claim_id!r}", shown)
+    item = _claim_node(yamlsrc.compose(text, shown), claim_id)
     edits = _edits(text, text.split("\n"), item, values)
     _verify(before, registry.parse(apply(text, edits), shown), claim_id, values, shown)
+    return edits
+
+
+def add_claim_edits(text: str, shown: str, entry: dict[str, str | list[str]]) -> list[Edit]:
+    """The edit that appends a new claim (a mapping of registry fields) to the claims list,
+    verified: applied, the registry holds exactly one more claim, that one."""
+    before = registry.parse(text, shown)
+    if before.get(str(entry["id"])) is not None:
+        raise GuardsError(f"claim id {entry['id']!r} already exists", shown)
+    claims = yamlsrc.get(yamlsrc.compose(text, shown), "claims")
+    if not isinstance(claims, SequenceNode) or not claims.value or claims.flow_style:
+        raise GuardsError(
+            "`claims:` must be a block list with at least one claim to append to", shown
+        )
+    first = claims.value[0].start_mark
+    lines = text.split("\n")
+    dash = lines[first.line].rfind("-", 0, first.column)  # the item's `-`, before its first key
+    indent = first.column
+    at = (line_starts(text) + [len(text) + 1])[_end_line(lines, claims.value[-1])]
+    body = "\n".join(
+        f"{' ' * indent}{name}:{_after_key(_render(value, indent))}"
+        for name, value in entry.items()
+    )
+    rendered = " " * dash + "-" + " " * (indent - dash - 1) + body.lstrip() + "\n"
+    prefix = "" if at == 0 or text[at - 1 : at] == "\n" else "\n"
+    edits = [Edit(min(at, len(text)), min(at, len(text)), prefix + rendered)]
+    after = registry.parse(apply(text, edits), shown)
+    added = after.get(str(entry["id"]))
+    if (
+        added is None
+        or len(after.claims) != len(before.claims) + 1
+        or any(
+            c.model_dump(exclude={"line"}) != d.model_dump(exclude={"line"})
+            for c, d in zip(before.claims, after.claims, strict=False)
+        )
+    ):
+        raise GuardsError(
+            f"refusing to write: appending {entry['id']} would change more than "
+            "the new claim; nothing written",
+            shown,
+        )
     return edits
 
 
@@ -83,7 +150,9 @@ def _claim_node(root: Node | None, claim_id: str) -> MappingNode:
     raise AssertionError(claim_id)
 
 
-def _edits(text: str, lines: list[str], item: MappingNode, values: dict[str, str]) -> list[Edit]:
+def _edits(
+    text: str, lines: list[str], item: MappingNode, values: dict[str, str | list[str]]
+) -> list[Edit]:
     keys = [key.value for key, _ in item.value]
     indent = item.value[0][0].start_mark.column
     offsets = line_starts(text) + [len(text) + 1]
@@ -92,10 +161,13 @@ def _edits(text: str, lines: list[str], item: MappingNode, values: dict[str, str
         rendered = _render(value, indent)
         if name not in keys:
             at = offsets[_insert_line(lines, item, keys, name)]
-            edits.append(Edit(at, at, " " * indent + f"{name}: {rendered}\n"))
+            edits.append(Edit(at, at, " " * indent + f"{name}:{_after_key(rendered)}\n"))
             continue
-        node = item.value[keys.index(name)][1]
+        key, node = item.value[keys.index(name)]
         start, end = node.start_mark.index, _content_end(text, node)
+        if isinstance(value, list):  # a list is rewritten from just after its key's colon
+            start = text.index(":", key.end_mark.index) + 1
+
         line_end = text.find("\n", end)
         tail = text[end : line_end if line_end >= 0 else len(text)]
         if "\n" in rendered and tail.strip():  # keep a trailing comment out of the block
@@ -156,8 +228,12 @@ def _filler(line: str) -> bool:
     return not stripped or stripped.startswith("#")
 
 
-def _render(value: str, indent: int) -> str:
-    """A YAML scalar for ``value``; multi-line text becomes a ``|-`` block (no final newline)."""
+def _render(value: str | list[str], indent: int) -> str:
+    """YAML for ``value`` after a key at ``indent``: a scalar (multi-line text becomes a ``|-``
+    block, no final newline) or a block list of them."""
+    if isinstance(value, list):
+        pad = " " * (indent + 2)
+        return "".join(f"\n{pad}- {_render(item, indent + 2)}" for item in value)
     if "\n" in value.strip("\n"):
         body = value.strip("\n").split("\n")
         pad = " " * (indent + 2)
@@ -181,10 +257,10 @@ def _verify(
     before: registry.Registry,
     after: registry.Registry,
     claim_id: str,
-    values: dict[str, str],
+    values: dict[str, str | list[str]],
     shown: str,
 ) -> None:
-    """The edit changed exactly the four fields of one claim, or nothing is written."""
+    """The edit changed exactly the given fields of one claim, or nothing is written."""
 
     def plain(claim: registry.Claim) -> dict:
         return claim.model_dump(exclude={"line", *values})
@@ -196,20 +272,25 @@ def _verify(
         for c, d in zip(before.claims, after.claims, strict=False)
         if c.id != d.id or (c.id != claim_id and plain(c) != plain(d))
     ]
-    got = {
-        "status": new.status,
-        "retracted": str(new.retracted),
-        "reason": new.reason,
-        "replacement": new.replacement,
-    }
     if (
         changed
         or plain(old) != plain(new)
         or len(before.claims) != len(after.claims)
-        or any((got[k] or "").strip() != v.strip() for k, v in values.items())
+        or any(_stripped(getattr(new, k)) != _stripped(v) for k, v in values.items())
     ):
         raise GuardsError(
             f"refusing to write: splicing {claim_id} would change more than its retraction "
             "fields; nothing written",
             shown,
         )
+
+
+def _after_key(rendered: str) -> str:
+    """What follows ``key:``: a space and a scalar, or a block list starting on the next line."""
+    return rendered if rendered.startswith("\n") else " " + rendered
+
+
+def _stripped(value: object) -> object:
+    if isinstance(value, list):
+        return [str(v).strip() for v in value]
+    return "" if value is None else str(value).strip()

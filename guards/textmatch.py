@@ -30,8 +30,13 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from collections.abc import Callable
+from bisect import bisect_left, bisect_right
+from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cached_property
+from itertools import accumulate, compress, repeat
+from operator import eq, not_, or_
 
 SHINGLE = 3
 # A verbatim run shorter than about a dozen words is shared vocabulary (real estates repeat
@@ -51,40 +56,70 @@ RESTATED_SHINGLES = 2  # and claim shingles it shares
 MIN_STATEMENT = 2.0  # total weight below which a statement is too plain to restate
 COPY, RESTATED, PHRASE = 0, 1, 2  # kinds of evidence, weakest first
 KINDS = {COPY: "copy", RESTATED: "restatement", PHRASE: "phrase"}
+TOKEN = re.compile(r"[a-z0-9]+(?:[._][a-z0-9]+)*|[\n\x1e]|[.!?;:](?=\s|$)")
+SENTENCE_ENDS = frozenset(".!?;:")
+UNIT_BREAK = "\x1e"  # the ASCII record separator: never in text, kept by normalise
+BREAKS = frozenset({"\n", UNIT_BREAK})
+SEPARATORS = SENTENCE_ENDS | BREAKS
 SENTENCE = re.compile(r"(?<=[.!?;:])\s+|\n\s*\n")
 
-FOLD = str.maketrans(
-    {
-        "—": "-",
-        "–": "-",
-        "‒": "-",
-        "−": "-",
-        "‐": "-",
-        "‑": "-",
-        "≈": "~",
-        "∼": "~",
-        "×": "x",
-        "≥": ">=",
-        "≤": "<=",
-        "→": "->",
-        "⇒": "=>",
-        "‘": "'",
-        "’": "'",
-        "“": '"',
-        "”": '"',
-    }
-)
+FOLD = {
+    "—": "-",
+    "–": "-",
+    "‒": "-",
+    "−": "-",
+    "‐": "-",
+    "‑": "-",
+    "≈": "~",
+    "∼": "~",
+    "×": "x",
+    "≥": ">=",
+    "≤": "<=",
+    "→": "->",
+    "⇒": "=>",
+    "‘": "'",
+    "’": "'",
+    "“": '"',
+    "”": '"',
+}
 THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?![\d])")
-KILO = re.compile(r"\b(\d+)k\b")
-MARKUP = re.compile(r"[*`]+|(?<![a-z0-9])_+|_+(?![a-z0-9])|~~")
+KILO = re.compile(r"(\d+)k\b")
+UNDERSCORES = re.compile(r"_+")
 WORD = re.compile(r"[a-z0-9]+(?:[._][a-z0-9]+)*")
 
 
 def normalise(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text).translate(FOLD).casefold()
-    text = THOUSANDS.sub(lambda m: m.group().replace(",", ""), text)
-    text = KILO.sub(lambda m: m.group(1) + "000", text)
-    return MARKUP.sub(" ", text)
+    # Each step runs only when its characters are present, and every pattern starts with a
+    # literal or a digit: a few MB of notes pass through here on every run.
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+        for old, new in FOLD.items():  # a few replaces beat str.translate on long texts
+            if old in text:
+                text = text.replace(old, new)
+    text = text.casefold()
+    if "," in text:
+        text = THOUSANDS.sub(lambda m: m.group().replace(",", ""), text)
+    if "k" in text:
+        text = KILO.sub(_kilo, text)
+    for mark in ("*", "`", "~~"):
+        if mark in text:
+            text = text.replace(mark, " ")
+    return UNDERSCORES.sub(_underscores, text) if "_" in text else text
+
+
+def _kilo(match: re.Match[str]) -> str:
+    """``21k`` -> ``21000``, unless the digits are the tail of a longer word (``sm_12k``)."""
+    start = match.start()
+    if start and (match.string[start - 1].isalnum() or match.string[start - 1] in "._"):
+        return match.group()
+    return match.group(1) + "000"
+
+
+def _underscores(match: re.Match[str]) -> str:
+    """Underscores are markup, except inside an identifier (``fp8_e4m3``)."""
+    text, start, end = match.string, match.start(), match.end()
+    inside = start > 0 and end < len(text) and text[start - 1].isalnum() and text[end].isalnum()
+    return match.group() if inside else " "
 
 
 def words(text: str) -> list[str]:
@@ -99,17 +134,95 @@ class Token:
     sentence: int = 0  # index of the sentence within the passage
 
 
-def tokenize(units: list[list[tuple[int, str]]]) -> list[Token]:
+class Tokens:
+    """A passage's words with their lines, units and sentences, and what every matcher asks of
+    them, computed once: the word sequence, its 3-shingles, the sentences. Kept as parallel
+    lists built by whole-unit scans (a large note's section has tens of thousands of words, and
+    a Python step per word is what makes a scan slow)."""
+
+    def __init__(self, units: list[list[tuple[int, str]]]) -> None:
+        # One normalisation and one scan for the whole passage. Line breaks, unit breaks and
+        # sentence ends come out of the scan as tokens of their own; running counts of them
+        # (C-level map/accumulate, no Python step per word) give every word its line, unit
+        # and sentence - computed only for passages a claim may match.
+        self._numbers = [line for unit in units for line, _ in unit]
+        self.normalised = normalise(joined(units))
+        self._tokens = TOKEN.findall(self.normalised)
+        self._is_word = list(map(not_, map(SEPARATORS.__contains__, self._tokens)))
+        self.sequence: list[str] = list(compress(self._tokens, self._is_word))
+        self.vocabulary = set(self.sequence)
+
+    def _running(self, counted: Iterable[bool]) -> list[int]:
+        return list(compress(accumulate(counted), self._is_word))
+
+    @cached_property
+    def lines(self) -> list[int]:
+        counts = self._running(map(BREAKS.__contains__, self._tokens))
+        return list(map(self._numbers.__getitem__, counts))
+
+    @cached_property
+    def units(self) -> list[int]:
+        return self._running(map(eq, self._tokens, repeat(UNIT_BREAK)))
+
+    @cached_property
+    def sentence_ids(self) -> list[int]:
+        ends = map(SENTENCE_ENDS.__contains__, self._tokens)
+        return self._running(map(or_, ends, map(eq, self._tokens, repeat(UNIT_BREAK))))
+
+    def __len__(self) -> int:
+        return len(self.sequence)
+
+    def __getitem__(self, index: int) -> Token:
+        return Token(
+            self.sequence[index], self.lines[index], self.units[index], self.sentence_ids[index]
+        )
+
+    @cached_property
+    def shingles(self) -> set[tuple[str, ...]]:
+        seq = self.sequence
+        return set(zip(seq, seq[1:], seq[2:], strict=False))
+
+    def shingle_hits(self, wanted: set[tuple[str, ...]]) -> set[int]:
+        """Positions where a shingle of ``wanted`` starts."""
+        shared = wanted & self.shingles
+        if not shared:
+            return set()
+        seq = self.sequence
+        return {i for i, s in enumerate(zip(seq, seq[1:], seq[2:], strict=False)) if s in shared}
+
+    def positions(self, words: set[str]) -> list[int]:
+        """Where any of ``words`` occurs, in order."""
+        return [i for i, word in enumerate(self.sequence) if word in words]
+
+    @cached_property
+    def sentences(self) -> list[tuple[int, int]]:
+        """Token spans (inclusive) of the sentences."""
+        ids = self.sentence_ids
+        starts = [i for i in range(len(ids)) if i == 0 or ids[i] != ids[i - 1]]
+        return [(a, b - 1) for a, b in zip(starts, [*starts[1:], len(ids)], strict=True)]
+
+    def sentence_span(self, sentence: int) -> tuple[int, int]:
+        """Token span (inclusive) of one sentence, by id."""
+        start = bisect_left(self.sentence_ids, sentence)
+        return start, bisect_right(self.sentence_ids, sentence) - 1
+
+    @cached_property
+    def unit_sentences(self) -> dict[int, list[tuple[str, ...]]]:
+        """The sentences of each unit, as words."""
+        found: dict[int, list[tuple[str, ...]]] = {}
+        for a, b in self.sentences:
+            found.setdefault(self.units[a], []).append(tuple(self.sequence[a : b + 1]))
+        return found
+
+
+def tokenize(units: list[list[tuple[int, str]]]) -> Tokens:
     """The words of a passage's units, each with its source line, unit and sentence."""
-    tokens: list[Token] = []
-    sentence = 0
-    for index, unit in enumerate(units):
-        sentence += 1
-        for line, text in unit:
-            for part, piece in enumerate(SENTENCE.split(text)):
-                sentence += 1 if part else 0
-                tokens += [Token(word, line, index, sentence) for word in words(piece)]
-    return tokens
+    return Tokens(units)
+
+
+def joined(units: list[list[tuple[int, str]]]) -> str:
+    """A passage's text: lines joined by line breaks, units by ``UNIT_BREAK``."""
+    return UNIT_BREAK.join("\n".join(text for _, text in unit) for unit in units)
 
 
 def statements(texts: list[str]) -> list[tuple[str, ...]]:
@@ -152,13 +265,11 @@ class ClaimMatcher:
         ]
         self.statements = [(s, total) for s, total in self.statements if total >= MIN_STATEMENT]
 
-    def find(self, tokens: list[Token]) -> list[Match]:
-        sequence = [t.word for t in tokens]
-        hits = {
-            i
-            for i in range(len(sequence) - SHINGLE + 1)
-            if tuple(sequence[i : i + SHINGLE]) in self.shingles
-        }
+    def find(self, tokens: Tokens) -> list[Match]:
+        sequence = tokens.sequence
+        hits = tokens.shingle_hits(self.shingles)
+        if not hits and not any(tokens.vocabulary.intersection(p) for p in self.phrases):
+            return []
 
         def held(start: int, end: int) -> int:
             return sum(1 for h in hits if start <= h <= end)
@@ -166,7 +277,7 @@ class ClaimMatcher:
         runs = [run for run in map(_trimmed, _runs(sorted(hits))) if _dense(run)]
         copies = _merge([(run[0], run[-1] + SHINGLE - 1, COPY) for run in runs])
         spans = [s for s in copies if held(s[0], s[1]) >= MIN_SHINGLES]
-        spans += [(start, end, PHRASE) for start, end in self._phrase_spans(sequence)]
+        spans += [(start, end, PHRASE) for start, end in self._phrase_spans(tokens)]
         # Restatements are for rewordings nothing stronger found: next to a copy or a phrase
         # they would only stretch it onto neighbouring lines.
         spans += [
@@ -181,18 +292,23 @@ class ClaimMatcher:
             for start, end, kind in _merge(sorted(kept))
         ]
 
-    def _restatements(self, tokens: list[Token], hits: set[int]) -> list[tuple[int, int]]:
+    def _restatements(self, tokens: Tokens, hits: set[int]) -> list[tuple[int, int]]:
         """Sentences that hold most of the weight of one of the claim's statements, from the
         first to the last word they share with it."""
+        ids = tokens.sentence_ids
+        inside_sentence = Counter(
+            ids[h] for h in hits if h + SHINGLE - 1 < len(ids) and ids[h + SHINGLE - 1] == ids[h]
+        )
         spans = []
-        for start, end in _sentences(tokens):
-            if sum(1 for h in hits if start <= h <= end - SHINGLE + 1) < RESTATED_SHINGLES:
+        for sentence, count in inside_sentence.items():
+            if count < RESTATED_SHINGLES:
                 continue
-            shared = self._restated({t.word for t in tokens[start : end + 1]})
-            inside = [i for i in range(start, end + 1) if tokens[i].word in shared]
+            start, end = tokens.sentence_span(sentence)
+            shared = self._restated(set(tokens.sequence[start : end + 1]))
+            inside = [i for i in range(start, end + 1) if tokens.sequence[i] in shared]
             if inside:
                 spans.append((inside[0], inside[-1]))
-        return spans
+        return sorted(spans)
 
     def _restated(self, terms: set[str]) -> set[str]:
         """The words ``terms`` share with the first statement they restate, if any."""
@@ -204,28 +320,19 @@ class ClaimMatcher:
                 return shared
         return set()
 
-    def _phrase_spans(self, sequence: list[str]) -> list[tuple[int, int]]:
+    def _phrase_spans(self, tokens: Tokens) -> list[tuple[int, int]]:
         spans = []
         for phrase in self.phrases:
             need = math.ceil(PHRASE_SHARE * len(phrase))
             heads = set(phrase[: len(phrase) - need + 1])  # a match may skip leading words
-            for start, word in enumerate(sequence):
-                if word in heads:
-                    end = _in_order(sequence, start, phrase, need)
-                    if end is not None:
-                        spans.append((start, end))
+            if len(tokens.vocabulary.intersection(phrase)) < need:
+                continue
+            starts = tokens.positions(heads)
+            for start in starts:
+                end = _in_order(tokens.sequence, start, phrase, need)
+                if end is not None:
+                    spans.append((start, end))
         return spans
-
-
-def _sentences(tokens: list[Token]) -> list[tuple[int, int]]:
-    """Token spans of the passage's sentences."""
-    spans: list[tuple[int, int]] = []
-    for index, token in enumerate(tokens):
-        if spans and tokens[spans[-1][0]].sentence == token.sentence:
-            spans[-1] = (spans[-1][0], index)
-        else:
-            spans.append((index, index))
-    return spans
 
 
 def _in_order(sequence: list[str], start: int, phrase: tuple[str, ...], need: int) -> int | None:

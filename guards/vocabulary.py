@@ -5,12 +5,12 @@ Two measures, multiplied:
 - **general rarity**, from ``wordfreq``'s English frequency list (a Zipf scale, 0 for words it
   has never seen: identifiers, issue numbers, model names): everyday words such as "only" or
   "work" weigh little, ``nvfp4`` or ``43562`` weigh fully;
-- **rarity in this estate**: the share of the estate's *distinct* sentences that use the word.
-  A block pasted into twenty composes is one sentence, not twenty, so the copies of a claim do
-  not make the claim's own words look common; vocabulary every note shares (``5090``,
-  ``sm_120`` in a Blackwell estate) does. A word in ``COMMON_SHARE`` of the sentences or more
-  keeps ``1 - ESTATE_SHARE`` of its weight; an estate of fewer than ``MIN_SENTENCES`` distinct
-  sentences is too small to say and changes nothing.
+- **rarity in this estate**: the share of the estate's *distinct* units (table rows, list
+  items, paragraphs, comment sections) that use the word. A block pasted into twenty composes
+  is one unit, not twenty, so the copies of a claim do not make the claim's own words look
+  common; vocabulary every note shares (``5090``, ``sm_120`` in a Blackwell estate) does. A
+  word in ``COMMON_SHARE`` of the units or more keeps ``1 - ESTATE_SHARE`` of its weight; an
+  estate of fewer than ``MIN_UNITS`` distinct units is too small to say and changes nothing.
 
 Weights lie in (0, 1]. Computed once per run from the passages the claim scan reads.
 """
@@ -23,8 +23,8 @@ from functools import lru_cache
 
 FLOOR = 0.05  # the weight of the most common words: present, but close to nothing
 ESTATE_SHARE = 0.5  # how much of a weight commonness in the estate may take away
-COMMON_SHARE = 0.05  # share of distinct sentences from which a word counts as common here
-MIN_SENTENCES = 50
+COMMON_SHARE = 0.05  # share of distinct units from which a word counts as common here
+MIN_UNITS = 50
 
 
 @lru_cache(maxsize=65536)
@@ -37,14 +37,19 @@ def general_rarity(word: str) -> float:
 
 
 class Vocabulary:
-    def __init__(self, sentences: Iterable[tuple[str, ...]]) -> None:
-        distinct = {s for s in sentences if s}
-        self.size = len(distinct)
-        self.frequency = Counter(word for sentence in distinct for word in set(sentence))
+    def __init__(self, units: Iterable[str]) -> None:
+        """``units``: the normalised text of every unit of the estate."""
+        from .textmatch import WORD
+
+        distinct = {words for unit in units if (words := tuple(WORD.findall(unit)))}
+        self.size = len(distinct)  # however a copy was wrapped, its words are one unit
+        self.frequency: Counter[str] = Counter()
+        for words in distinct:
+            self.frequency.update(set(words))
 
     def estate_factor(self, word: str) -> float:
-        """1 for a word few distinct sentences of the estate use, down to 1 - ESTATE_SHARE."""
-        if self.size < MIN_SENTENCES:
+        """1 for a word few distinct units of the estate use, down to 1 - ESTATE_SHARE."""
+        if self.size < MIN_UNITS:
             return 1.0
         share = self.frequency[word] / self.size
         return 1.0 - ESTATE_SHARE * min(1.0, share / COMMON_SHARE)

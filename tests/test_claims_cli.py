@@ -81,6 +81,12 @@ def test_retract_edits_in_place_and_prints_what_still_asserts_it(capsys, inciden
     claim = load(claims, "claims.yaml").get("spec-tax-35387")
     assert (claim.status, str(claim.retracted)) == ("retracted", "2026-11-29")
     assert claim.reason == "Re-measured on v0.28: the tax is gone."
+    # Why it was asserted is kept, moved from `reason` to `rationale`.
+    assert claim.rationale.startswith("Spec decode on this GDN hybrid runs with PIECEWISE")
+    assert (
+        claim.rationale
+        == load(INCIDENT / "claims.yaml", "claims.yaml").get("spec-tax-35387").reason
+    )
     assert claim.replacement == (
         "A steady spec-decode tax (vllm#35387).\nDecode slows with context: attention cost."
     )
@@ -147,6 +153,27 @@ def test_retract_replaces_existing_block_values_and_keeps_crlf(capsys, tmp_path)
         str(write_replacement(tmp_path, "line 1\nline 2\n")),
         "--root",
         str(root),
+    )
+    assert result.code == 2
+    assert result.err == (
+        "guards: error: claims.yaml:2: claim a is already retracted on 2026-01-01; use --force "
+        "to retract it again\n"
+    )
+    assert (root / "claims.yaml").read_bytes() == text.replace("\n", "\r\n").encode()
+    result = run_guards(
+        capsys,
+        "claims",
+        "retract",
+        "a",
+        "--date",
+        "2026-09-08",
+        "--reason",
+        "new: reason",
+        "--replacement-file",
+        str(write_replacement(tmp_path, "line 1\nline 2\n")),
+        "--root",
+        str(root),
+        "--force",
     )
     assert result.code == 0, result.err
     assert (root / "claims.yaml").read_bytes().decode() == (

@@ -134,9 +134,14 @@ def test_registry_still_active_while_the_note_retracts_it(incident):
     found = [
         f for r in run(load_estate(load_config(incident)), all_rules()).results for f in r.findings
     ]
-    assert [(f.rule, f.path) for f in found] == [("C002", "learnings/qwen3.8-27b.md")]
-    assert found[0].message.startswith("retracts claim decode-cliff-1096, but claims.yaml:")
-    assert found[0].message.endswith("lists it as active")
+    # Both places that retract it: the front matter's `retracts:` and the dated heading.
+    assert [(f.rule, f.path, f.line, f.column) for f in found] == [
+        ("C002", "learnings/qwen3.8-27b.md", 6, 1),
+        ("C002", "learnings/qwen3.8-27b.md", 19, 60),
+    ]
+    assert {f.message for f in found} == {
+        "retracts claim decode-cliff-1096, but claims.yaml:5 lists it as active"
+    }
 
 
 def test_old_claim_quoted_inside_a_retracted_callout_is_not_stale(incident):

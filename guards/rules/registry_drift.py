@@ -18,6 +18,9 @@ Bad:
 
     It was our harness (#1218), not the engine.
 
+Finds:
+    learnings/qwen3.8-27b.md:1:44: C002 retracts claim decode-cliff-1096, but claims.yaml:2 lists it as active
+
 Good:
     --- claims.yaml
     claims:
@@ -34,53 +37,61 @@ Good:
 
 from __future__ import annotations
 
+from ..compose import Compose
 from ..findings import Finding, Severity
+from ..markers import Citation
+from ..notes import Note
 from ..options import RuleOptions
+from ..registry import Claim
 from . import Context, Rule
 
 
-def check(target, context: Context) -> list[Finding] | None:
+def check(target: Compose | Note, context: Context) -> list[Finding] | None:
     registry = context.estate.registry
     if not registry.claims:
         return None
     findings = []
-    reported: set[str] = set()
     for citation in target.citations:
         claim = registry.get(citation.claim_id)
-        if claim is None or claim.id in reported:
+        if claim is None:
             continue
         if citation.claim_id in target.retracts() and not claim.is_withdrawn:
-            reported.add(claim.id)
-            findings.append(
-                RULE.at(
-                    target.path,
-                    citation.line,
-                    citation.column,
-                    f"retracts claim {claim.id}, but {registry.path}:{claim.line} lists it as "
-                    f"{claim.status}",
-                    claim=claim.id,
-                    hint=f"record the retraction: guards claims retract {claim.id} --date "
-                    "YYYY-MM-DD --reason TEXT --replacement-file FILE",
-                )
-            )
+            findings.append(_unrecorded(target, citation, claim, registry.path))
         elif claim.is_withdrawn and not citation.in_retraction:
-            reported.add(claim.id)
-            successor = (
-                f"cite claim:{claim.superseded_by} instead, or " if claim.superseded_by else ""
-            )
-            when = f" on {claim.retracted}" if claim.retracted else ""
-            findings.append(
-                RULE.at(
-                    target.path,
-                    citation.line,
-                    citation.column,
-                    f"cites claim {claim.id} as current, but {registry.path}:{claim.line} lists "
-                    f"it as {claim.status}{when}",
-                    claim=claim.id,
-                    hint=f"{successor}move the mention into a dated Retracted callout",
-                )
-            )
-    return findings
+            findings.append(_still_cited(target, citation, claim, registry.path))
+    return list(dict.fromkeys(findings))  # a line citing a claim twice is one finding
+
+
+def _unrecorded(target: Compose | Note, citation: Citation, claim: Claim, path: str) -> Finding:
+    return RULE.at(
+        target.path,
+        citation.line,
+        citation.column,
+        f"retracts claim {claim.id}, but {path}:{claim.line} lists it as {claim.status}",
+        claim=claim.id,
+        hint=f"record the retraction: guards claims retract {claim.id} --date YYYY-MM-DD "
+        "--reason TEXT --replacement-file FILE",
+    )
+
+
+def _still_cited(target: Compose | Note, citation: Citation, claim: Claim, path: str) -> Finding:
+    successor = f"cite claim:{claim.superseded_by} instead, or " if claim.superseded_by else ""
+    if citation.front_matter:
+        hint = f"move {claim.id} from `claims:` to `retracts:` in the front matter"
+        if claim.superseded_by:
+            hint += f", and list {claim.superseded_by} under `claims:`"
+    else:
+        hint = f"{successor}move the mention into a dated Retracted callout"
+    when = f" on {claim.retracted}" if claim.retracted else ""
+    return RULE.at(
+        target.path,
+        citation.line,
+        citation.column,
+        f"cites claim {claim.id} as current, but {path}:{claim.line} lists it as "
+        f"{claim.status}{when}",
+        claim=claim.id,
+        hint=hint,
+    )
 
 
 RULE: Rule[RuleOptions] = Rule(

@@ -1,0 +1,104 @@
+"""Time of the stale-claim scan (C001) on an estate of 150 composes and 120 notes.
+
+    python -m compileall -q guards && .venv/bin/python bench/claim_scan.py [--repeat N]
+
+The estate is built in a temporary folder from this repository's own: its composes copied to
+150 files, its notes copied to 120 files, each note padded with its own text to about 25 KB
+(3.4 MB of markdown in all). Two registries: the bundled one (one withdrawn claim among ten),
+and a stress case where every bundled claim also appears withdrawn (ten withdrawn claims, all
+about what every note discusses). Timed, in one process, alternating: reading and
+line-splitting every file (the baseline: what any tool pays to look at the estate), loading
+the estate (parsing), and the claim scan itself (every withdrawn claim against every compose
+and note, vocabulary included). Medians.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import re
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from guards.config import Config
+from guards.estate import load_estate
+from guards.rules import all_rules, find
+from guards.suite import run
+
+ROOT = Path(__file__).resolve().parents[1]
+COMPOSES, NOTES, NOTE_BYTES = 150, 120, 25_000
+
+
+def build(target: Path, stress: bool = True) -> None:
+    composes = sorted((ROOT / "composes").rglob("*.yml"))
+    for index, source in zip(range(COMPOSES), itertools.cycle(composes), strict=False):
+        path = target / "composes" / f"c{index:03d}" / source.name
+        path.parent.mkdir(parents=True)
+        shutil.copy(source, path)
+    notes = sorted((ROOT / "learnings").rglob("*.md"))
+    for index, source in zip(range(NOTES), itertools.cycle(notes), strict=False):
+        text = source.read_text(encoding="utf-8")
+        body = text.split("\n---\n", 1)[-1]
+        while len(text.encode()) < NOTE_BYTES:
+            text += f"\n\n## Part {len(text)}\n\n" + body
+        path = target / "learnings" / f"n{index:03d}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    registry = (ROOT / "claims.yaml").read_text(encoding="utf-8")
+    if not stress:
+        (target / "claims.yaml").write_text(registry, encoding="utf-8")
+        return
+    withdrawn = re.sub(r"(?m)^    status: active$", "    status: superseded", registry)
+    withdrawn = re.sub(r"(?m)^  - id: ", "  - id: old-", withdrawn.split("claims:\n", 1)[1])
+    withdrawn = re.sub(r"(?m)^    superseded_by: .*\n", "", withdrawn)
+    (target / "claims.yaml").write_text(registry + withdrawn, encoding="utf-8")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=7)
+    args = parser.parse_args()
+    for stress in (False, True):
+        with tempfile.TemporaryDirectory() as tmp:
+            measure(Path(tmp), stress, args.repeat)
+
+
+def measure(root: Path, stress: bool, repeat: int) -> None:
+    build(root, stress)
+    config = Config(root=root, composes=("composes/**/*.yml",), notes=("learnings/**/*.md",))
+    files = sorted(root.rglob("*.yml")) + sorted(root.rglob("*.md"))
+    size = sum(p.stat().st_size for p in root.rglob("*.md"))
+    rule = find(all_rules(), "C001")
+    samples: dict[str, list[float]] = {"read": [], "load": [], "scan": []}
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for path in files:
+            path.read_text(encoding="utf-8").splitlines()
+        samples["read"].append(time.perf_counter() - start)
+        start = time.perf_counter()
+        estate = load_estate(config)
+        samples["load"].append(time.perf_counter() - start)
+        start = time.perf_counter()
+        result = run(estate, [rule])
+        samples["scan"].append(time.perf_counter() - start)
+    withdrawn = sum(1 for c in estate.registry.claims if c.is_withdrawn)
+    print(
+        f"{len(estate.composes)} composes, {len(estate.notes)} notes "
+        f"({size / 1e6:.1f} MB of markdown), {withdrawn} withdrawn claims; "
+        f"{len(result.findings)} C001 findings; median of {repeat} runs"
+    )
+    base = statistics.median(samples["read"])
+    for name, label in (
+        ("read", "read + split every file (baseline)"),
+        ("load", "load the estate (parse)"),
+        ("scan", "claim scan (C001, vocabulary included)"),
+    ):
+        median = statistics.median(samples[name])
+        print(f"  {label:<42} {median * 1000:8.1f} ms  {median / base:6.1f}x baseline")
+
+
+if __name__ == "__main__":
+    main()

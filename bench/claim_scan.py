@@ -29,7 +29,7 @@ from guards.rules import all_rules, find
 from guards.suite import run
 
 ROOT = Path(__file__).resolve().parents[1]
-COMPOSES, NOTES, NOTE_BYTES = 150, 120, 25_000
+COMPOSES, NOTES, NOTE_BYTES = 150, 120, 16_000
 
 
 def build(target: Path, stress: bool = True) -> None:

@@ -10,7 +10,8 @@ the units it touches say otherwise:
   history (``history`` globs) records what was said, it does not say it again;
 - **a correction in place**: a retraction marker anywhere in the unit ("RETRACTED 2026-06-03",
   "did NOT reproduce", "superseded by measurement", "RESTORED to 8192 on 2026-08-02";
-  ``guards.markers.marks_correction``), or in the unit that starts on the line right after it;
+  ``guards.markers.correction``), or in the unit that starts on the line right after it; a
+  marker that names claim ids withdraws those claims only;
 - **a retraction context that covers this claim**: a heading, callout or paragraph opening
   with a dated marker covers the claims it cites (``claim:<id>``), the claims withdrawn on the
   date it carries, and the claims its own opening line quotes - not every claim it happens to
@@ -30,12 +31,11 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from .markers import COMMIT_REF, Marker, marks_correction, strip_struck
+from .markers import COMMIT_REF, Marker, correction, strip_struck
 from .notes import Note
 from .textmatch import (
     DISTINCTIVE,
     MIN_STATEMENT,
-    UNIT_BREAK,
     ClaimMatcher,
     Match,
     Tokens,
@@ -84,8 +84,13 @@ class Unit:
         return " ".join(text for _, text in self.lines)
 
     @cached_property
-    def marked(self) -> bool:
-        return marks_correction(self.text)
+    def corrects(self) -> tuple[str, ...] | None:
+        """What a retraction marker in the unit withdraws: the claim ids it names, ``()`` for
+        whatever the unit says, ``None`` when it carries no marker."""
+        return correction(self.text)
+
+    def withdraws(self, claim: Claim) -> bool:
+        return self.corrects is not None and (not self.corrects or claim.id in self.corrects)
 
 
 @dataclass
@@ -227,7 +232,7 @@ class ClaimScan:
             unit
             for target in targets(self.estate)
             for passage in self.passages(target)
-            for unit in passage.tokens.normalised.split(UNIT_BREAK)
+            for unit in passage.tokens.unit_words()
         )
         return Vocabulary(units)
 
@@ -239,7 +244,9 @@ class ClaimScan:
         return self._matchers[claim.id]
 
     @cached_property
-    def _index(self) -> tuple[dict[tuple[str, ...], set[str]], dict[str, set[str]]]:
+    def _index(
+        self,
+    ) -> tuple[dict[tuple[str, ...], set[str]], dict[str, set[str]], frozenset, frozenset]:
         """Which claims use each 3-shingle, and each word of a match phrase."""
         shingled: dict[tuple[str, ...], set[str]] = {}
         phrased: dict[str, set[str]] = {}
@@ -249,19 +256,19 @@ class ClaimScan:
                 shingled.setdefault(shingle, set()).add(claim.id)
             for word in {w for phrase in matcher.phrases for w in phrase}:
                 phrased.setdefault(word, set()).add(claim.id)
-        return shingled, phrased
+        return shingled, phrased, frozenset(shingled), frozenset(phrased)
 
     def relevant(self, passage: Passage) -> set[str]:
         """The claims a passage can possibly match: it shares a 3-shingle of their wordings or
         a word of their match phrases. One pass over all claims instead of one per claim."""
         key = id(passage)
         if key not in self._relevant:
-            shingled, phrased = self._index
+            shingled, phrased, shingle_keys, word_keys = self._index
             tokens = passage.tokens
             found: set[str] = set()
-            for shingle in tokens.shingles.intersection(shingled):
+            for shingle in tokens.shingles & shingle_keys:
                 found |= shingled[shingle]
-            for word in tokens.vocabulary.intersection(phrased):
+            for word in tokens.vocabulary & word_keys:
                 found |= phrased[word]
             self._relevant[key] = found
         return self._relevant[key]
@@ -287,11 +294,11 @@ class ClaimScan:
         first, last = passage.tokens[match.start].unit, passage.tokens[match.end].unit
         touched = passage.units[first : last + 1]
         following = passage.units[last + 1] if last + 1 < len(passage.units) else None
-        if any(u.history or u.marked for u in touched):
+        if any(u.history or u.withdraws(claim) for u in touched):
             return False
         if (
             following is not None
-            and following.marked
+            and following.withdraws(claim)
             and following.lines[0][0] == touched[-1].lines[-1][0] + 1
         ):
             return False

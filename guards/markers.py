@@ -19,8 +19,8 @@ __all__ = [
     "STRUCK",
     "Citation",
     "Marker",
+    "correction",
     "find_claim_refs",
-    "marks_correction",
     "retraction_marker",
     "strip_struck",
 ]
@@ -57,12 +57,15 @@ RETRACTION_WORDS = re.compile(
 )
 
 
-def marks_correction(text: str) -> bool:
-    """``text`` (a sentence, table row or list item) withdraws something it says."""
+def correction(text: str) -> tuple[str, ...] | None:
+    """The claim ids a correction in ``text`` (a sentence, table row or list item) names, ``()``
+    when it names none (it then withdraws what the text itself says), ``None`` when ``text``
+    withdraws nothing."""
+    ids = tuple(claim_id for claim_id, _ in find_claim_refs(text))
     if RETRACTION_PHRASES.search(text):
-        return True
-    anchored = DATE.search(text) is not None or CLAIM_REF.search(text) is not None
-    return anchored and RETRACTION_WORDS.search(text) is not None
+        return ids
+    anchored = bool(ids) or DATE.search(text) is not None
+    return ids if anchored and RETRACTION_WORDS.search(text) is not None else None
 
 
 # A changelog line: a commit subject with its hash (`([6f674fa](…/commit/6f674fa…))`, `(6f674fa)`).

@@ -33,7 +33,9 @@ class RuleOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True, alias_generator=_kebab)
 
     severity: Severity | None = Field(
-        None, description="Report this rule's findings at this severity instead of its own."
+        None,
+        strict=False,  # TOML gives a string: "warning"
+        description="Report this rule's findings at this severity instead of its own.",
     )
 
     def load(self, root: Path) -> Self:
@@ -50,7 +52,7 @@ def describe(options: type[RuleOptions]) -> list[tuple[str, str, str, str]]:
             (
                 _kebab(name),
                 _type_name(info.annotation),
-                _default(info.get_default()),
+                _default(info.get_default(call_default_factory=True)),
                 info.description or "",
             )
         )

@@ -169,6 +169,13 @@ class Tokens:
         ends = map(SENTENCE_ENDS.__contains__, self._tokens)
         return self._running(map(or_, ends, map(eq, self._tokens, repeat(UNIT_BREAK))))
 
+    def unit_words(self) -> list[tuple[str, ...]]:
+        """The words of each unit (units without words left out)."""
+        ids, sequence = self.units, self.sequence
+        starts = [i for i in range(len(ids)) if i == 0 or ids[i] != ids[i - 1]]
+        ends = [*starts[1:], len(ids)]
+        return [tuple(sequence[a:b]) for a, b in zip(starts, ends, strict=True)]
+
     def __len__(self) -> int:
         return len(self.sequence)
 

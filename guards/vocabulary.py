@@ -37,11 +37,9 @@ def general_rarity(word: str) -> float:
 
 
 class Vocabulary:
-    def __init__(self, units: Iterable[str]) -> None:
-        """``units``: the normalised text of every unit of the estate."""
-        from .textmatch import WORD
-
-        distinct = {words for unit in units if (words := tuple(WORD.findall(unit)))}
+    def __init__(self, units: Iterable[tuple[str, ...]]) -> None:
+        """``units``: the words of every unit of the estate."""
+        distinct = set(units)
         self.size = len(distinct)  # however a copy was wrapped, its words are one unit
         self.frequency: Counter[str] = Counter()
         for words in distinct:

@@ -18,6 +18,7 @@ class JsonReporter(Reporter):
                 "fail": summary.failed,
                 "files": summary.files,
                 "findings": summary.findings,
+                "warnings": summary.warnings,
             },
             "findings": [_finding(f) for f in run.findings],
             "errors": [

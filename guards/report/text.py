@@ -19,5 +19,6 @@ class TextReporter(Reporter):
 
     def finish(self, run: Run) -> str:
         summary = run.summary
-        tail = f", {summary.warnings} warnings" if summary.warnings else ""
+        plural = "s" if summary.warnings != 1 else ""
+        tail = f", {summary.warnings} warning{plural}" if summary.warnings else ""
         return f"guard suite: {summary.passed} pass / {summary.failed} fail{tail}\n"

@@ -59,7 +59,7 @@ def check(target: Compose | Note, context: Context) -> list[Finding] | None:
             findings.append(_unrecorded(target, citation, claim, registry.path))
         elif claim.is_withdrawn and not citation.in_retraction:
             findings.append(_still_cited(target, citation, claim, registry.path))
-    return list(dict.fromkeys(findings))  # a line citing a claim twice is one finding
+    return list(dict.fromkeys(findings))  # an id listed twice in front matter is one finding
 
 
 def _unrecorded(target: Compose | Note, citation: Citation, claim: Claim, path: str) -> Finding:

@@ -93,6 +93,7 @@ def check(target: Compose | Note, context: Context) -> list[Finding] | None:
                     hint=hint,
                     claim=claim.id,
                     end_line=copy.end_line,
+                    end_column=len(target.lines[copy.end_line - 1]) + 1,
                 )
             )
     return findings

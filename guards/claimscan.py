@@ -25,6 +25,7 @@ Generated regions are left out: their text is maintained by ``guards regen``.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -35,7 +36,10 @@ from .markers import COMMIT_REF, Marker, correction, strip_struck
 from .notes import Note
 from .textmatch import (
     DISTINCTIVE,
+    MIN_SHINGLES,
     MIN_STATEMENT,
+    PHRASE_SHARE,
+    SHINGLE,
     ClaimMatcher,
     Match,
     Tokens,
@@ -44,7 +48,7 @@ from .textmatch import (
     tokenize,
     words,
 )
-from .vocabulary import Vocabulary
+from .vocabulary import Vocabulary, general_rarity
 
 if TYPE_CHECKING:
     from .compose import Compose
@@ -229,10 +233,10 @@ class ClaimScan:
     @cached_property
     def vocabulary(self) -> Vocabulary:
         units = (
-            unit
+            tuple(unit)
             for target in targets(self.estate)
             for passage in self.passages(target)
-            for unit in passage.tokens.unit_words()
+            for unit in passage.tokens.unit_words
         )
         return Vocabulary(units)
 
@@ -244,32 +248,28 @@ class ClaimScan:
         return self._matchers[claim.id]
 
     @cached_property
-    def _index(
-        self,
-    ) -> tuple[dict[tuple[str, ...], set[str]], dict[str, set[str]], frozenset, frozenset]:
-        """Which claims use each 3-shingle, and each word of a match phrase."""
-        shingled: dict[tuple[str, ...], set[str]] = {}
-        phrased: dict[str, set[str]] = {}
+    def _anchors(self) -> tuple[dict[str, set[str]], frozenset, set[str]]:
+        """Which claims each anchor word belongs to, the anchor words, and the claims that
+        have too few anchors to be filtered on them (looked for everywhere)."""
+        owners: dict[str, set[str]] = {}
+        everywhere: set[str] = set()
         for claim in self.estate.registry.claims:
-            matcher = self.matcher(claim)
-            for shingle in matcher.shingles:
-                shingled.setdefault(shingle, set()).add(claim.id)
-            for word in {w for phrase in matcher.phrases for w in phrase}:
-                phrased.setdefault(word, set()).add(claim.id)
-        return shingled, phrased, frozenset(shingled), frozenset(phrased)
+            words_of = anchors(claim)
+            if words_of is None:
+                everywhere.add(claim.id)
+            for word in words_of or ():
+                owners.setdefault(word, set()).add(claim.id)
+        return owners, frozenset(owners), everywhere
 
     def relevant(self, passage: Passage) -> set[str]:
-        """The claims a passage can possibly match: it shares a 3-shingle of their wordings or
-        a word of their match phrases. One pass over all claims instead of one per claim."""
+        """The claims a passage can possibly match: it holds one of their anchor words. One
+        set intersection per passage for all claims, before any claim is matched."""
         key = id(passage)
         if key not in self._relevant:
-            shingled, phrased, shingle_keys, word_keys = self._index
-            tokens = passage.tokens
-            found: set[str] = set()
-            for shingle in tokens.shingles & shingle_keys:
-                found |= shingled[shingle]
-            for word in tokens.vocabulary & word_keys:
-                found |= phrased[word]
+            owners, words, everywhere = self._anchors
+            found = set(everywhere)
+            for word in passage.tokens.vocabulary & words:
+                found |= owners[word]
             self._relevant[key] = found
         return self._relevant[key]
 
@@ -335,6 +335,28 @@ class ClaimScan:
         replacement = words(claim.replacement or "")
         claimed = {s for wording in claim.wordings for s in shingles(words(wording))}
         return said - set(replacement), set(replacement) - said, shingles(replacement) - claimed
+
+
+def anchors(claim: Claim) -> set[str] | None:
+    """Words one of which every match of ``claim`` must hold: its words that are not everyday
+    English (a restatement needs three of them, a copy of a dozen words holds one), and for
+    each match phrase enough of its rarest words that a phrase missing 20% of its words still
+    holds one. ``None`` when a run of a dozen everyday words in a wording could be copied
+    without any: such a claim is looked for everywhere."""
+    found: set[str] = set()
+    for wording in claim.wordings:
+        sequence = words(wording)
+        plain = 0
+        for word in sequence:
+            plain = 0 if general_rarity(word) >= DISTINCTIVE else plain + 1
+            if plain >= MIN_SHINGLES + SHINGLE - 1:
+                return None
+        found |= {w for w in sequence if general_rarity(w) >= DISTINCTIVE}
+    for phrase in claim.match:
+        sequence = sorted(set(words(phrase)), key=general_rarity, reverse=True)
+        skippable = len(sequence) - math.ceil(PHRASE_SHARE * len(sequence))
+        found |= set(sequence[: skippable + 1])
+    return found
 
 
 def targets(estate: Estate) -> Iterator[Compose | Note]:

@@ -141,40 +141,39 @@ class Tokens:
     a Python step per word is what makes a scan slow)."""
 
     def __init__(self, units: list[list[tuple[int, str]]]) -> None:
-        # One normalisation and one scan for the whole passage. Line breaks, unit breaks and
-        # sentence ends come out of the scan as tokens of their own; running counts of them
-        # (C-level map/accumulate, no Python step per word) give every word its line, unit
-        # and sentence - computed only for passages a claim may match.
+        # One normalisation for the whole passage and one word scan per unit give the words
+        # and their units. Lines and sentences need a finer scan, in which line breaks and
+        # sentence ends come out as tokens of their own; running counts of them (C-level
+        # map/accumulate, no Python step per word) place every word - done only for passages
+        # a claim may match.
         self._numbers = [line for unit in units for line, _ in unit]
         self.normalised = normalise(joined(units))
-        self._tokens = TOKEN.findall(self.normalised)
-        self._is_word = list(map(not_, map(SEPARATORS.__contains__, self._tokens)))
-        self.sequence: list[str] = list(compress(self._tokens, self._is_word))
+        self.unit_words = [WORD.findall(text) for text in self.normalised.split(UNIT_BREAK)]
+        self.sequence: list[str] = [w for unit in self.unit_words for w in unit]
         self.vocabulary = set(self.sequence)
 
+    @cached_property
+    def _scan(self) -> tuple[list[str], list[bool]]:
+        tokens = TOKEN.findall(self.normalised)
+        return tokens, list(map(not_, map(SEPARATORS.__contains__, tokens)))
+
     def _running(self, counted: Iterable[bool]) -> list[int]:
-        return list(compress(accumulate(counted), self._is_word))
+        return list(compress(accumulate(counted), self._scan[1]))
 
     @cached_property
     def lines(self) -> list[int]:
-        counts = self._running(map(BREAKS.__contains__, self._tokens))
+        counts = self._running(map(BREAKS.__contains__, self._scan[0]))
         return list(map(self._numbers.__getitem__, counts))
 
     @cached_property
     def units(self) -> list[int]:
-        return self._running(map(eq, self._tokens, repeat(UNIT_BREAK)))
+        return [index for index, words in enumerate(self.unit_words) for _ in words]
 
     @cached_property
     def sentence_ids(self) -> list[int]:
-        ends = map(SENTENCE_ENDS.__contains__, self._tokens)
-        return self._running(map(or_, ends, map(eq, self._tokens, repeat(UNIT_BREAK))))
-
-    def unit_words(self) -> list[tuple[str, ...]]:
-        """The words of each unit (units without words left out)."""
-        ids, sequence = self.units, self.sequence
-        starts = [i for i in range(len(ids)) if i == 0 or ids[i] != ids[i - 1]]
-        ends = [*starts[1:], len(ids)]
-        return [tuple(sequence[a:b]) for a, b in zip(starts, ends, strict=True)]
+        tokens = self._scan[0]
+        ends = map(SENTENCE_ENDS.__contains__, tokens)
+        return self._running(map(or_, ends, map(eq, tokens, repeat(UNIT_BREAK))))
 
     def __len__(self) -> int:
         return len(self.sequence)
@@ -184,18 +183,22 @@ class Tokens:
             self.sequence[index], self.lines[index], self.units[index], self.sentence_ids[index]
         )
 
-    @cached_property
-    def shingles(self) -> set[tuple[str, ...]]:
-        seq = self.sequence
-        return set(zip(seq, seq[1:], seq[2:], strict=False))
-
     def shingle_hits(self, wanted: set[tuple[str, ...]]) -> set[int]:
-        """Positions where a shingle of ``wanted`` starts."""
-        shared = wanted & self.shingles
-        if not shared:
+        """Positions where a shingle of ``wanted`` starts. Shingles whose words the passage
+        does not all use are dropped first: most passages never build their own shingles."""
+        vocabulary = self.vocabulary
+        possible = {
+            s for s in wanted if s[0] in vocabulary and s[1] in vocabulary and s[2] in vocabulary
+        }
+        if not possible:
             return set()
         seq = self.sequence
-        return {i for i, s in enumerate(zip(seq, seq[1:], seq[2:], strict=False)) if s in shared}
+        firsts = {s[0] for s in possible}
+        return {
+            i
+            for i in range(len(seq) - SHINGLE + 1)
+            if seq[i] in firsts and (seq[i], seq[i + 1], seq[i + 2]) in possible
+        }
 
     def positions(self, words: set[str]) -> list[int]:
         """Where any of ``words`` occurs, in order."""
@@ -302,6 +305,8 @@ class ClaimMatcher:
     def _restatements(self, tokens: Tokens, hits: set[int]) -> list[tuple[int, int]]:
         """Sentences that hold most of the weight of one of the claim's statements, from the
         first to the last word they share with it."""
+        if not self._restated(tokens.vocabulary):
+            return []  # if the whole passage restates nothing, none of its sentences does
         ids = tokens.sentence_ids
         inside_sentence = Counter(
             ids[h] for h in hits if h + SHINGLE - 1 < len(ids) and ids[h + SHINGLE - 1] == ids[h]

@@ -17,7 +17,7 @@ from .markers import Marker
 from .services import block_span
 from .yamlsrc import MappingNode, Node, ScalarNode, SequenceNode
 
-REGION_OPEN = re.compile(r"^\s*>>>\s*guards:([\w.-]+)(?:\s+(\S.*?))?\s*$")
+REGION_OPEN = re.compile(r"^\s*>>>\s*guards:([\w.-]+)(?:\s+(\S(?:.*\S)?))?\s*$")
 REGION_CLOSE = re.compile(r"^\s*<<<\s*guards:([\w.-]+)(?:\s+\(checksum:\s*([0-9a-f]+)\))?\s*$")
 
 

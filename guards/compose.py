@@ -12,6 +12,7 @@ from typing import Any
 
 from . import yamlsrc
 from .comments import Callout, Comment, Region, find_comments, find_regions, retraction_callouts
+from .edit import unify_breaks
 from .errors import GuardsError
 from .header import Header, parse_header
 from .markers import Citation, find_claim_refs
@@ -55,6 +56,7 @@ class Compose:
 def parse_compose(text: str, shown: str, env: Mapping[str, str] | None = None) -> Compose:
     """Parse compose ``text``; bad input raises :class:`GuardsError` naming ``shown``:line."""
     env = dict(env or {})
+    text = unify_breaks(text)
     lines = text.split("\n")
     root = yamlsrc.compose(text, shown)
     if root is None:

@@ -115,15 +115,23 @@ def _parse_toml(text: str, shown: str) -> dict[str, Any]:
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        match = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
-        message = re.sub(r"\s*\(at (?:line \d+, column \d+|end of document)\)", "", str(exc))
-        if match:
-            raise GuardsError(
-                f"invalid TOML: {message}", shown, int(match.group(1)), int(match.group(2))
-            ) from None
-        raise GuardsError(
-            f"invalid TOML: {message} at the end of the file", shown, text.count("\n") + 1
-        ) from None
+        raise _toml_error(exc, text, shown) from None
+    except ValueError:  # an integer past Python's digit limit
+        huge = re.search(r"[0-9_]{4000,}", text)
+        line = text.count("\n", 0, huge.start()) + 1 if huge else None
+        raise GuardsError("invalid TOML: an integer too long to read", shown, line) from None
+
+
+def _toml_error(exc: tomllib.TOMLDecodeError, text: str, shown: str) -> GuardsError:
+    """tomllib's message, with its "(at line L, column C)" as the error's location."""
+    match = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
+    message = re.sub(r"\s*\(at (?:line \d+, column \d+|end of document)\)", "", str(exc))
+    if match:
+        return GuardsError(
+            f"invalid TOML: {message}", shown, int(match.group(1)), int(match.group(2))
+        )
+    end = text.count("\n") + 1  # where the end of the file is
+    return GuardsError(f"invalid TOML: {message} at the end of the file", shown, end)
 
 
 def _build(root: Path, table: dict[str, Any], shown: str, text: str) -> Config:

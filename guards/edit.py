@@ -22,6 +22,17 @@ from pathlib import Path
 from .errors import GuardsError
 
 BOM = "\ufeff"
+# Every line break that libyaml or markdown-it honours, besides "\n". Mapped one-for-one to
+# "\n" (so offsets stay put) wherever text is read: one definition of "line" for every parser.
+LINE_BREAKS = str.maketrans({"\r": "\n", "\x85": "\n", "\u2028": "\n", "\u2029": "\n"})
+
+
+def unify_breaks(text: str) -> str:
+    """``text`` with CRLF as LF and every other line break as LF (same length otherwise)."""
+    text = text.replace("\r\n", "\n")
+    if "\r" in text or "\x85" in text or "\u2028" in text or "\u2029" in text:
+        text = text.translate(LINE_BREAKS)
+    return text
 
 
 @dataclass(frozen=True, order=True)
@@ -38,7 +49,7 @@ class Source:
     path: Path
     shown: str  # the path as users see it, for messages
     raw: str  # the file as decoded, BOM removed, line endings as written
-    text: str  # ``raw`` with every CRLF as LF: what parsers read and edits address
+    text: str  # ``raw`` with every line break as LF (``unify_breaks``): what parsers read
     bom: bool
 
     @property
@@ -49,12 +60,12 @@ class Source:
 
     def render(self, edits: list[Edit]) -> str:
         """``raw`` with ``edits`` applied; untouched line endings stay as written."""
-        cr_lines = _cr_lines(self.raw)  # lines (0-based) whose ending is CRLF
-        starts = line_starts(self.text)
+        # Where each CRLF of ``raw`` stands in ``text`` (as its LF): a text offset past k of
+        # them is k characters further on in ``raw``. Other breaks map one for one.
+        collapsed = [at - k for k, at in enumerate(_crlf_offsets(self.raw))]
 
         def to_raw(offset: int) -> int:
-            line = bisect.bisect_right(starts, offset) - 1
-            return offset + bisect.bisect_left(cr_lines, line)
+            return offset + bisect.bisect_left(collapsed, offset)
 
         out = self.raw
         for edit in reversed(_ordered(edits)):
@@ -90,7 +101,7 @@ def read(path: Path, shown: str) -> Source:
         ) from None
     bom = decoded.startswith(BOM)
     raw = decoded[1:] if bom else decoded
-    return Source(path, shown, raw, raw.replace("\r\n", "\n"), bom)
+    return Source(path, shown, raw, unify_breaks(raw), bom)
 
 
 def write(source: Source, new_raw: str) -> bool:
@@ -128,14 +139,12 @@ def line_starts(text: str) -> list[int]:
     return starts
 
 
-def _cr_lines(raw: str) -> list[int]:
-    lines, line, at = [], 0, raw.find("\n")
+def _crlf_offsets(raw: str) -> list[int]:
+    found, at = [], raw.find("\r\n")
     while at >= 0:
-        if at and raw[at - 1] == "\r":
-            lines.append(line)
-        line += 1
-        at = raw.find("\n", at + 1)
-    return lines
+        found.append(at)
+        at = raw.find("\r\n", at + 2)
+    return found
 
 
 def _ordered(edits: list[Edit]) -> list[Edit]:

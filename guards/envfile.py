@@ -8,7 +8,7 @@ from pathlib import Path
 from . import yamlsrc
 from .errors import GuardsError
 
-LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*?)\s*$")
+LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*+)\s*=\s*(.*)$")
 
 
 def load_env_file(path: Path, shown: str) -> dict[str, str]:
@@ -25,7 +25,7 @@ def load_env_file(path: Path, shown: str) -> dict[str, str]:
 
 
 def _value(text: str, shown: str, number: int) -> str:
-    if text[:1] in "\"'":
+    if text and text[0] in "\"'":
         quote = text[0]
         end = text.find(quote, 1)
         if end < 0:

@@ -44,22 +44,32 @@ class Finding:
         return (self.path, self.line, self.column, self.rule, self.message)
 
 
+SUBJECT = 2000  # characters of a finding's text that go into its fingerprint
+
+
 def fingerprint(finding: Finding, subject: str) -> str:
     """A stable id for a finding: rule, path, claim or knob, and the whitespace-folded text it
     is about (``subject``, typically its source lines) - never its line number, so moving a
     block or editing another part of the file does not change it."""
-    folded = " ".join(subject.lower().split())
-    key = "\0".join((finding.rule, finding.path, finding.claim or finding.knob or "", folded))
+    key = "\0".join((finding.rule, finding.path, finding.claim or finding.knob or "", subject))
     return hashlib.sha1(key.encode("utf-8")).hexdigest()[:16]
+
+
+def fold(text: str) -> str:
+    return " ".join(text[: SUBJECT * 2].lower().split())[:SUBJECT]
 
 
 def with_fingerprints(findings: list[Finding], lines: list[str] | None) -> list[Finding]:
     """The findings of one check with fingerprints; repeats of one fingerprint are numbered."""
     seen: dict[str, int] = {}
+    subjects: dict[tuple[int, int], str] = {}
     out = []
     for finding in findings:
-        subject = "\n".join(lines[finding.line - 1 : finding.end_line]) if lines else ""
-        base = fingerprint(finding, subject or finding.message)
+        span = (finding.line, finding.end_line)
+        if span not in subjects:
+            text = "\n".join(lines[span[0] - 1 : span[1]]) if lines else ""
+            subjects[span] = fold(text)
+        base = fingerprint(finding, subjects[span] or fold(finding.message))
         seen[base] = seen.get(base, 0) + 1
         tag = base if seen[base] == 1 else f"{base}-{seen[base]}"
         out.append(replace(finding, fingerprint=tag))

@@ -12,11 +12,14 @@ import re
 from dataclasses import dataclass
 
 from .markers import Marker, retraction_marker
+from .numbers import to_number
 
 RULE_LINE = re.compile(r"^#\s*(?:-{3,}|={3,})\s*$")
 PROFILE_LINE = re.compile(r"^#\s*(?:\W\s*)?profile\b[^:]*:\s*$", re.IGNORECASE)
-FIELD = re.compile(r"^(\s+)([A-Za-z][A-Za-z0-9 ./+&()-]{0,30}?):(?:\s+(\S.*?))?\s*$")
-FLAT = re.compile(r"^# ?([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+):\s+(\S.*?)\s*$")
+# A value is `\S(?:.*\S)?`: greedy up to its last non-space, so a long line with runs of
+# spaces inside is matched in linear time (a lazy `.*?` before `\s*$` is quadratic).
+FIELD = re.compile(r"^(\s+)([A-Za-z][A-Za-z0-9 ./+&()-]{0,30}?):(?:\s+(\S(?:.*\S)?))?\s*$")
+FLAT = re.compile(r"^# ?([A-Za-z][A-Za-z0-9]*+(?:-[A-Za-z0-9]++)++):\s+(\S(?:.*\S)?)\s*$")
 SECTION_START = re.compile(r"^\s?(?:⚠|⭐|❌|✅|🧪|‼|\*\*)")
 
 
@@ -230,7 +233,9 @@ def _section(current: list[HeaderLine], sections: list[HeaderSection]) -> None:
 
 # -- numbers as headers write them -----------------------------------------------------------
 
-COUNT = re.compile(r"(?<![\w.])~?(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*([KkMm])?(?![\w.])")
+COUNT = re.compile(
+    r"(?<![\w.])~?([0-9]{1,3}(?:,[0-9]{3})+|[0-9]+(?:\.[0-9]+)?)\s*([KkMm])?(?![\w.])"
+)
 
 
 def first_count(text: str) -> tuple[int, bool] | None:
@@ -239,7 +244,9 @@ def first_count(text: str) -> tuple[int, bool] | None:
     match = COUNT.search(text)
     if match is None:
         return None
-    value = float(match.group(1).replace(",", ""))
+    value = to_number(match.group(1).replace(",", ""))
+    if value is None:
+        return None
     unit = (match.group(2) or "").lower()
     if unit:
         return int(value * (1024 if unit == "k" else 1024**2)), True

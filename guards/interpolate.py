@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+MAX_NESTING = 32  # `${A:-${B:-...}}` deeper than this is an error, not a recursion limit
 OPERATORS = (":-", ":+", ":?", "-", "+", "?")
 
 
@@ -53,6 +54,7 @@ class Value:
 class _State:
     env: Mapping[str, str]
     unescape: bool
+    depth: int = 0  # how many defaults deep the expansion is
     variables: list[str] = field(default_factory=list)
     from_env: list[str] = field(default_factory=list)
     unresolved: list[Unresolved] = field(default_factory=list)
@@ -80,6 +82,16 @@ def interpolate(
 
 
 def _expand(template: str, base: int, state: _State) -> str:
+    if state.depth > MAX_NESTING:
+        raise TemplateError(f"defaults nested more than {MAX_NESTING} deep", base)
+    state.depth += 1
+    try:
+        return _expand_level(template, base, state)
+    finally:
+        state.depth -= 1
+
+
+def _expand_level(template: str, base: int, state: _State) -> str:
     out: list[str] = []
     i = 0
     while i < len(template):

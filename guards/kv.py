@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .numbers import to_number
+
 GIB = 1024**3
 # The one table of KV cache dtype spellings: engine and header aliases -> canonical name.
 # vLLM's `fp8` is e4m3; `auto` is resolved by the engine dialect before it gets here.
@@ -88,14 +90,20 @@ class Pool:
     text: str  # how it was obtained, for messages
 
 
+# Runs are possessive (`*+`) and numbers start only where a digit run starts, so comment text
+# of any shape is scanned in linear time ("KV pool" followed by 4 KB of spaces included).
 MEASURED = [
-    re.compile(r"GPU KV cache size:?\s*(?P<n>[\d,._]+)\s*tokens", re.I),
-    re.compile(r"KV pool\s*(?:of|=|:)?\s*~?\s*(?P<n>\d[\d,.]*)\s*(?P<k>[KkMm])?\s*tok", re.I),
+    re.compile(r"GPU KV cache size:?\s*+(?P<n>[0-9][0-9,._]*+)\s*+tokens", re.I),
     re.compile(
-        r"(?P<n>\d[\d,.]*)\s*(?P<k>[KkMm])?[- ]tokens?\s+(?:\w+\s+){0,2}(?:KV\s+)?pool", re.I
+        r"KV pool\s*+(?:of|=|:)?\s*+~?\s*+(?P<n>[0-9][0-9,.]*+)\s*+(?P<k>[KkMm])?\s*+tok", re.I
+    ),
+    re.compile(
+        r"(?<![0-9,.])(?P<n>[0-9][0-9,.]*+)\s*+(?P<k>[KkMm])?[- ]tokens?\s++(?:\w++\s++){0,2}"
+        r"(?:KV\s++)?pool",
+        re.I,
     ),
 ]
-CONCURRENCY = re.compile(r"(?P<x>\d+(?:\.\d+)?)\s*[×x]\s*concurrency", re.I)
+CONCURRENCY = re.compile(r"(?<![0-9.])(?P<x>[0-9]++(?:\.[0-9]++)?)\s*+[×x]\s*+concurrency", re.I)
 
 
 def measured_pool(lines: list[tuple[int, str]], max_model_len: int | None) -> Pool | None:
@@ -115,8 +123,9 @@ def measured_pool(lines: list[tuple[int, str]], max_model_len: int | None) -> Po
                     " ".join(match.group(0).split()),
                 )
     match = CONCURRENCY.search(text)
-    if match and max_model_len:
-        tokens = round(float(match.group("x")) * max_model_len)
+    factor = to_number(match.group("x")) if match else None
+    if match and factor and max_model_len:
+        tokens = round(factor * max_model_len)
         return Pool(tokens, "measured", _line_at(starts, match.start()), match.group(0))
     return None
 
@@ -136,10 +145,8 @@ def _line_at(starts: list[tuple[int, int]], offset: int) -> int:
 
 
 def _count(digits: str, unit: str | None) -> int | None:
-    cleaned = digits.replace(",", "").replace("_", "").rstrip(".")
-    try:
-        value = float(cleaned)
-    except ValueError:
+    value = to_number(digits.replace(",", "").replace("_", "").rstrip("."))
+    if value is None:
         return None
     scale = {"k": 1000, "m": 1_000_000}.get((unit or "").lower(), 1)
     return int(value * scale)

@@ -16,7 +16,6 @@ __all__ = [
     "RETRACTION_MARKER",
     "RETRACTION_PHRASES",
     "RETRACTION_WORDS",
-    "STRUCK",
     "Citation",
     "Marker",
     "correction",
@@ -71,8 +70,6 @@ def correction(text: str) -> tuple[str, ...] | None:
 # A changelog line: a commit subject with its hash (`([6f674fa](…/commit/6f674fa…))`, `(6f674fa)`).
 COMMIT_REF = re.compile(r"/commits?/[0-9a-f]{7,40}\b|[(\[](?=[0-9a-f]*\d)[0-9a-f]{7,12}[)\]]")
 
-STRUCK = re.compile(r"(?<!~)~~(?!~)(?=\S)(.+?)(?<=\S)~~(?!~)")
-
 
 @dataclass(frozen=True)
 class Citation:
@@ -117,8 +114,45 @@ def retraction_marker(line_text: str, at_start: bool = False) -> Marker | None:
 
 
 def strip_struck(text: str) -> tuple[str, list[str]]:
-    """Remove ``~~struck~~`` spans: (remaining text, struck fragments without the tildes)."""
-    fragments = [m.group(1) for m in STRUCK.finditer(text)]
+    """Remove ``~~struck~~`` spans: (remaining text, struck fragments without the tildes).
+
+    A span opens at a ``~~`` followed by a non-space and closes at the next ``~~`` preceded by
+    one (a ``~~~`` run is neither), like markdown's strikethrough; one pass over the ``~~``
+    positions, so a line full of unclosed ``~~`` is linear too."""
+    marks = _tildes(text)
+    kept, fragments, last, index = [], [], 0, 0
+    while index < len(marks):
+        start = marks[index]
+        if start + 2 < len(text) and not text[start + 2].isspace():
+            close = next(
+                (
+                    j
+                    for j in range(index + 1, len(marks))
+                    if not text[marks[j] - 1].isspace() and marks[j] > start + 2
+                ),
+                None,
+            )
+            if close is not None:
+                kept.append(text[last:start])
+                fragments.append(text[start + 2 : marks[close]])
+                last, index = marks[close] + 2, close + 1
+                continue
+            break  # no closer after this opener: none after any later one either
+        index += 1
     if not fragments:
         return text, []
-    return STRUCK.sub("", text), fragments
+    kept.append(text[last:])
+    return "".join(kept), fragments
+
+
+def _tildes(text: str) -> list[int]:
+    """Offsets of every ``~~`` that is not part of a longer run of tildes."""
+    found, at = [], text.find("~~")
+    while at >= 0:
+        end = at
+        while end < len(text) and text[end] == "~":
+            end += 1
+        if end - at == 2:
+            found.append(at)
+        at = text.find("~~", end)
+    return found

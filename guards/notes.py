@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import yamlsrc
+from .edit import unify_breaks
 from .errors import GuardsError
 from .markers import CLAIM_ID, Citation
 from .notewalk import Block, RetractionContext, Section, Walker
@@ -43,6 +44,7 @@ class Note:
 
 def parse_note(text: str, shown: str) -> Note:
     """Parse one markdown note; bad front matter raises :class:`GuardsError` naming ``shown``."""
+    text = unify_breaks(text)
     lines = text.split("\n")
     front_matter, fm_citations, offset = _front_matter(lines, shown)
     body = "\n".join(lines[offset:])

@@ -138,7 +138,8 @@ class Walker:
     quotes: list[_Quote] = field(default_factory=list)
     items: list[_Item] = field(default_factory=list)
     heading_markers: dict[int, Marker] = field(default_factory=dict)  # section index -> marker
-    taken: dict[int, set[int]] = field(default_factory=dict)  # line -> columns already cited
+    # line -> claim id -> columns of its citations not yet taken, last first
+    columns: dict[int, dict[str, list[int]]] = field(default_factory=dict)
 
     def walk(self, tokens: list[Any]) -> None:
         index = 0
@@ -279,10 +280,14 @@ class Walker:
     def cite(self, line: int, claim_id: str, struck: bool) -> None:
         """Record a citation, taking its column from the next unclaimed match in the raw line
         (plain text has lost markup, so its offsets are not source columns)."""
-        taken = self.taken.setdefault(line, set())
-        raw = find_claim_refs(self.lines[line - 1]) if line <= len(self.lines) else []
-        column = next((at + 1 for found, at in raw if found == claim_id and at + 1 not in taken), 1)
-        taken.add(column)
+        if line not in self.columns:  # every citation's column on the line, found once
+            columns: dict[str, list[int]] = {}
+            raw = self.lines[line - 1] if line <= len(self.lines) else ""
+            for found, at in find_claim_refs(raw):
+                columns.setdefault(found, []).append(at + 1)
+            self.columns[line] = {k: v[::-1] for k, v in columns.items()}
+        remaining = self.columns[line].get(claim_id)
+        column = remaining.pop() if remaining else 1
         self.citations.append((line, column, claim_id, struck))
 
     def finish(self) -> Walked:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .engines import LLAMACPP, VLLM
+from .numbers import to_count
 
 if TYPE_CHECKING:
     from .compose import Compose, Service
@@ -59,12 +60,12 @@ def topology(compose: Compose, service: Service) -> str | None:
 def _gpu_count(service: Service) -> int | None:
     if service.engine == VLLM:
         value = service.value("tensor_parallel_size") or "1"  # vLLM runs TP=1 by default
-        return int(value) if value.isdigit() else None
+        return to_count(value)
     split = service.value("tensor_split")
     if split:
         return len([part for part in re.split(r"[,/]", split) if part.strip()])
     gpus = service.value("gpus")
-    return int(gpus) if gpus and gpus.isdigit() else None
+    return to_count(gpus)
 
 
 def method(name: str | None) -> str | None:

@@ -17,8 +17,10 @@ from dataclasses import dataclass
 
 from .interpolate import TemplateError, Value, interpolate
 
-ASSIGNMENT = r"^\s*(?:export\s+|local\s+|readonly\s+)?{name}=(.*?)\s*(?:#.*)?$"
-CASE_ALIAS = re.compile(r'case\s+"?\$\{?(\w+)[^"\s]*"?\s+in\s+([^)]+)\)\s*(\w+)=(\S+?)\s*;;')
+ASSIGNMENT = r"^\s*(?:export\s+|local\s+|readonly\s+)?{name}=(.*)$"  # then _value()
+CASE_ALIAS = re.compile(
+    r'case\s++"?\$\{?(\w++)[^"\s]*+"?\s++in\s++([^)]++)\)\s*+(\w++)=([^\s;]++)\s*+;;'
+)
 VARIABLE = re.compile(r"^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$")
 SPEC_CONFIG = "--speculative-config"
 
@@ -65,7 +67,7 @@ class Script:
         for line in self.lines:
             match = pattern.match(line.text)
             if match:
-                return line, _unquote(match.group(1))
+                return line, _unquote(_without_comment(match.group(1)))
         return None
 
     def evaluate(self, name: str) -> Evaluated:
@@ -193,6 +195,20 @@ def _quoted_argument(rest: str) -> str | None:
     return None
 
 
+def _without_comment(text: str) -> str:
+    """A shell word list without its trailing ``# comment`` (a ``#`` after a space, outside
+    quotes) and surrounding spaces."""
+    quote = ""
+    for index, char in enumerate(text):
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "\"'":
+            quote = char
+        elif char == "#" and (index == 0 or text[index - 1] in " \t"):
+            return text[:index].strip()
+    return text.strip()
+
+
 def _unquote(text: str) -> str:
     text = text.strip()
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
@@ -202,7 +218,7 @@ def _unquote(text: str) -> str:
 
 def _raw_rhs(raw: str, name: str) -> str:
     match = re.match(ASSIGNMENT.format(name=re.escape(name)), raw)
-    return _unquote(match.group(1)) if match else raw.strip()
+    return _unquote(_without_comment(match.group(1))) if match else raw.strip()
 
 
 def variable_name(text: str) -> str | None:

@@ -82,8 +82,8 @@ FOLD = {
     "“": '"',
     "”": '"',
 }
-THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?![\d])")
-KILO = re.compile(r"(\d+)k\b")
+THOUSANDS = re.compile(r"(?<![0-9,])[0-9]{1,3}(?:,[0-9]{3})++(?![0-9])")
+KILO = re.compile(r"(?<![0-9])([0-9]++)k\b")
 UNDERSCORES = re.compile(r"_+")
 WORD = re.compile(r"[a-z0-9]+(?:[._][a-z0-9]+)*")
 

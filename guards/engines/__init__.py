@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..interpolate import Unresolved
+from ..numbers import to_number
 
 VLLM = "vllm"
 LLAMACPP = "llama.cpp"
@@ -47,10 +48,8 @@ class Knob:
 
     @property
     def number(self) -> float | None:
-        try:
-            return float(self.value) if self.value is not None else None
-        except ValueError:
-            return None
+        """The value as a sane number (``guards.numbers``), or None."""
+        return to_number(self.value)
 
 
 @dataclass
@@ -65,11 +64,7 @@ class Flag:
 
 
 def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
+    return to_number(text) is not None
 
 
 def split_flags(tokens: list[Token], takes_value: set[str]) -> list[Flag]:

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from ..compose import Compose
 from ..defaults import Site, variable_defaults
 from ..findings import Finding, Severity
+from ..numbers import to_number
 from ..options import RuleOptions
 from . import Context, Rule
 
@@ -50,11 +51,12 @@ TABLE_ROW = re.compile(
 )
 VAR_DEFAULT = re.compile(rf"\b(?P<var>{VAR})\s+default\s+(?P<value>[^\s;,)]+)")
 SHIPPED = re.compile(
-    r"\b(?P<name>[A-Za-z_][\w-]*)\s*(?:=|\bis\b)\s*(?P<value>[\w.]+)\s*"
+    r"(?<![\w-])(?P<name>[A-Za-z_][\w-]*+)\s*+(?:=|\bis\b)\s*+(?P<value>[\w.]++)\s*+"
     r"\((?:the\s+)?shipped default\)",
     re.IGNORECASE,
 )
-SHIPS = re.compile(rf"\b(?P<var>{VAR})\b.*?\bSHIPS\s+(?P<value>ON|OFF)\b")
+SHIPS = re.compile(r"\bSHIPS\s+(?P<value>ON|OFF)\b")
+FIRST_VAR = re.compile(rf"\b(?P<var>{VAR})\b")
 RANGE = re.compile(r"^\d[\d.,]*\s*[-–]\s*\d")
 OFF = {"0", "false", "off", "no", ""}
 
@@ -87,10 +89,12 @@ def statements(text: str) -> list[Statement]:
         Statement(m.group("name"), m.group("value"), m.start("value"))
         for m in SHIPPED.finditer(text)
     ]
-    found += [
-        Statement(m.group("var"), m.group("value").lower(), m.start("value"), True)
-        for m in SHIPS.finditer(text)
-    ]
+    ships = SHIPS.search(text)  # the first variable before "SHIPS ON|OFF" is its subject
+    var = FIRST_VAR.search(text, 0, ships.start()) if ships else None
+    if ships and var:
+        found.append(
+            Statement(var.group("var"), ships.group("value").lower(), ships.start("value"), True)
+        )
     return found
 
 
@@ -158,10 +162,10 @@ def _same(stated: str, actual: str, truthy: bool) -> bool:
         return (stated == "on") == (actual.strip().lower() not in OFF)
     if stated.startswith(("…", "...")):
         return actual.endswith(stated.lstrip("….").lstrip("/"))
-    try:
-        return float(stated) == float(actual)
-    except ValueError:
-        return stated.strip("`'\"").lower() == actual.lower()
+    numbers = to_number(stated), to_number(actual)
+    if None not in numbers:
+        return numbers[0] == numbers[1]
+    return stated.strip("`'\"").lower() == actual.lower()
 
 
 RULE: Rule[RuleOptions] = Rule(

@@ -34,6 +34,7 @@ from ..compose import Compose, Service
 from ..engines import VLLM
 from ..findings import Finding, Severity
 from ..header import FlatLine
+from ..numbers import to_count
 from ..options import RuleOptions
 from . import Context, Rule
 
@@ -71,8 +72,9 @@ def _finding(compose: Compose, line: FlatLine, actual: str, source: str) -> Find
 def _parallel_width(service: Service) -> tuple[int | None, str]:
     if service.engine == VLLM:
         knob = service.knob("tensor_parallel_size")
-        if knob and knob.value and knob.value.isdigit():
-            return int(knob.value), f"--tensor-parallel-size, line {knob.line}"
+        width = to_count(knob.value) if knob else None
+        if knob and width:
+            return width, f"--tensor-parallel-size, line {knob.line}"
         return 1, "no --tensor-parallel-size: vLLM runs TP=1"
     split = service.knob("tensor_split")
     if split and split.value:
@@ -82,13 +84,14 @@ def _parallel_width(service: Service) -> tuple[int | None, str]:
 
 def _gpus_needed(service: Service) -> tuple[int | None, str]:
     gpus = service.knob("gpus")
-    if gpus and gpus.value and gpus.value.isdigit():
-        return int(gpus.value), f"reserved devices, line {gpus.line}"
+    reserved = to_count(gpus.value) if gpus else None
+    if gpus and reserved is not None:
+        return reserved, f"reserved devices, line {gpus.line}"
     width, source = _parallel_width(service)
     if width is None:
         return None, ""
     pp = service.knob("pipeline_parallel_size")
-    stages = int(pp.value) if pp and pp.value and pp.value.isdigit() else 1
+    stages = (to_count(pp.value) if pp else None) or 1
     return width * stages, source + (f" × PP {stages}" if stages > 1 else "")
 
 

@@ -40,9 +40,11 @@ from __future__ import annotations
 from ..compose import Compose, Service
 from ..engines import VLLM
 from ..findings import Finding, Severity
+from ..numbers import to_count
 from ..options import RuleOptions
 from . import Context, Rule
 
+MAX_GPUS = 4096  # a larger `count` is not a reservation this rule can reason about
 ALL = None  # a service on every card
 
 
@@ -62,8 +64,9 @@ def cards(service: Service) -> frozenset[str] | None:
         if device.get("device_ids"):
             return frozenset(device["device_ids"])
         count = str(device.get("count", "all"))
-        if count.isdigit():
-            return frozenset(str(i) for i in range(int(count)))
+        cards_counted = to_count(count, MAX_GPUS)
+        if cards_counted is not None:
+            return frozenset(str(i) for i in range(cards_counted))
     visible = service.environment.get("NVIDIA_VISIBLE_DEVICES")
     if visible is not None and visible.value and visible.value not in ("all", "void"):
         return frozenset(v.strip() for v in visible.value.split(",") if v.strip())

@@ -84,7 +84,8 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
 
 def _int(service: Service, name: str) -> int | None:
     knob = service.knob(name)
-    return int(knob.number) if knob and knob.number is not None else None
+    number = knob.number if knob else None
+    return int(number) if number is not None and number >= 1 else None
 
 
 def _vllm(

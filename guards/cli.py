@@ -424,16 +424,20 @@ def _claim(estate, claim_id: str):
 
 
 def _read_replacement(path: Path) -> str:
+    """The text of ``--replacement-file`` (``-``: standard input); empty is refused."""
+    from . import edit
+
+    where = "standard input" if str(path) == "-" else str(path)
     if str(path) == "-":
-        return sys.stdin.read()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise GuardsError("replacement file not found", str(path)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise GuardsError(f"cannot read replacement file: {exc}", str(path)) from None
+        text = sys.stdin.read(edit.MAX_BYTES + 1)
+        if len(text) > edit.MAX_BYTES:
+            raise GuardsError("the replacement on standard input is too long", where)
+    elif not path.exists():
+        raise GuardsError("replacement file not found", where)
+    else:
+        text = edit.read(path, where).text
     if not text.strip():
-        raise GuardsError("replacement file is empty", str(path))
+        raise GuardsError("the replacement is empty; nothing written", where)
     return text
 
 

@@ -32,7 +32,8 @@ ALWAYS_EXCLUDED = (
     "dist",
 )
 LIST_KEYS = ("composes", "notes", "exclude", "select", "ignore", "history")
-KNOWN_KEYS = set(LIST_KEYS) | {"claims", "rules"}
+KNOWN_KEYS = set(LIST_KEYS) | {"claims", "rules", "max-file-mb"}
+GLOB_KEYS = ("composes", "notes", "exclude", "history")
 
 
 @dataclass(frozen=True)
@@ -42,8 +43,10 @@ class Config:
     notes: tuple[str, ...] = DEFAULT_NOTES
     exclude: tuple[str, ...] = ()
     history: tuple[str, ...] = DEFAULT_HISTORY
+    max_bytes: int = 50_000_000  # files larger than this are reported, not read
     claims: str = DEFAULT_CLAIMS
     claims_named: bool = False  # True when a config file names the registry
+    named: frozenset[str] = frozenset()  # the settings a config file gives
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     rules: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -103,12 +106,11 @@ def _tool_table(data: dict[str, Any], shown: str, text: str) -> dict[str, Any] |
 
 
 def _read_text(path: Path, shown: str) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise GuardsError("config file not found", shown) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise GuardsError(f"cannot read config: {exc}", shown) from None
+    from .edit import read
+
+    if not path.exists():
+        raise GuardsError("config file not found", shown)
+    return read(path, shown).text
 
 
 def _parse_toml(text: str, shown: str) -> dict[str, Any]:
@@ -151,14 +153,23 @@ def _build(root: Path, table: dict[str, Any], shown: str, text: str) -> Config:
         raise GuardsError(
             "`rules` must be a table of per-rule option tables", shown, _line_of(text, "rules")
         )
+    megabytes = table.get("max-file-mb", 50)
+    if isinstance(megabytes, bool) or not isinstance(megabytes, int) or not 1 <= megabytes <= 4096:
+        raise GuardsError(
+            "`max-file-mb` must be a whole number of megabytes from 1 to 4096",
+            shown,
+            _line_of(text, "max-file-mb"),
+        )
     return Config(
         root=root,
+        max_bytes=megabytes * 1_000_000,
         composes=lists.get("composes"),
         notes=lists.get("notes", DEFAULT_NOTES),
         exclude=lists.get("exclude", ()),
         history=lists.get("history", DEFAULT_HISTORY),
         claims=claims,
         claims_named="claims" in table,
+        named=frozenset(table),
         select=lists.get("select", ()),
         ignore=lists.get("ignore", ()),
         rules=rules,
@@ -172,6 +183,17 @@ def _string_list(value: Any, key: str, shown: str, text: str) -> tuple[str, ...]
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise GuardsError(f"`{key}` must be a list of strings", shown, _line_of(text, key))
+    if key in GLOB_KEYS:
+        outside = next(
+            (p for p in value if p.startswith(("/", "\\")) or ".." in p.split("/")), None
+        )
+        if outside is not None:
+            raise GuardsError(
+                f"`{key}` pattern {outside!r} reaches outside the root; patterns are relative "
+                "to it",
+                shown,
+                _line_of(text, key),
+            )
     return tuple(value)
 
 

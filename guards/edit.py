@@ -22,6 +22,7 @@ from pathlib import Path
 from .errors import GuardsError
 
 BOM = "\ufeff"
+MAX_BYTES = 50_000_000  # the largest file read unless the config says otherwise (max-file-mb)
 # Every line break that libyaml or markdown-it honours, besides "\n". Mapped one-for-one to
 # "\n" (so offsets stay put) wherever text is read: one definition of "line" for every parser.
 LINE_BREAKS = str.maketrans({"\r": "\n", "\x85": "\n", "\u2028": "\n", "\u2029": "\n"})
@@ -81,16 +82,11 @@ def apply(text: str, edits: list[Edit]) -> str:
     return text
 
 
-def read(path: Path, shown: str) -> Source:
-    """Read a UTF-8 file (a BOM is tolerated); errors name the file and line."""
-    try:
-        data = path.read_bytes()
-    except IsADirectoryError:
-        raise GuardsError("is a directory, not a file", shown) from None
-    except FileNotFoundError:
-        raise GuardsError("no such file", shown) from None
-    except OSError as exc:
-        raise GuardsError(f"cannot read: {exc.strerror or exc}", shown) from None
+def read(path: Path, shown: str, limit: int = MAX_BYTES) -> Source:
+    """Read a UTF-8 file (a BOM is tolerated); errors name the file and line. Only regular
+    files are read (a FIFO would block, ``/dev/zero`` never ends), and at most ``limit``
+    bytes."""
+    data = _read_regular(path, shown, limit)
     try:
         decoded = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -104,6 +100,30 @@ def read(path: Path, shown: str) -> Source:
     return Source(path, shown, raw, unify_breaks(raw), bom)
 
 
+def _read_regular(path: Path, shown: str, limit: int) -> bytes:
+    try:
+        info = path.stat()
+        if stat.S_ISDIR(info.st_mode):
+            raise GuardsError("is a directory, not a file", shown)
+        if not stat.S_ISREG(info.st_mode):
+            raise GuardsError("is not a regular file (a FIFO, socket or device); not read", shown)
+        if info.st_size > limit:
+            raise GuardsError(f"is larger than {_megabytes(limit)} (setting max-file-mb)", shown)
+        with path.open("rb") as handle:
+            data = handle.read(limit + 1)
+    except FileNotFoundError:
+        raise GuardsError("no such file", shown) from None
+    except OSError as exc:
+        raise GuardsError(f"cannot read: {exc.strerror or exc}", shown) from None
+    if len(data) > limit:  # it grew while being read
+        raise GuardsError(f"is larger than {_megabytes(limit)} (setting max-file-mb)", shown)
+    return data
+
+
+def _megabytes(limit: int) -> str:
+    return f"{limit / 1_000_000:g} MB"
+
+
 def write(source: Source, new_raw: str) -> bool:
     """Write ``new_raw`` (a rendering of ``source``) when it differs; True when written.
 
@@ -112,10 +132,28 @@ def write(source: Source, new_raw: str) -> bool:
     if new_raw == source.raw:
         return False
     target = Path(os.path.realpath(source.path))
-    mode = stat.S_IMODE(target.stat().st_mode)
+    try:
+        current = target.read_bytes()
+        mode = stat.S_IMODE(target.stat().st_mode)
+    except OSError as exc:
+        raise GuardsError(
+            f"cannot write: {exc.strerror or exc}; nothing written", source.shown
+        ) from None
+    if current.decode("utf-8", "replace").removeprefix(BOM) != source.raw:
+        raise GuardsError("changed since it was read; nothing written", source.shown)
     if not mode & 0o222:
         raise GuardsError("file is read-only; nothing written", source.shown)
     data = ((BOM if source.bom else "") + new_raw).encode("utf-8")
+    try:
+        _replace(target, data, mode)
+    except OSError as exc:
+        raise GuardsError(
+            f"cannot write: {exc.strerror or exc}; nothing written", source.shown
+        ) from None
+    return True
+
+
+def _replace(target: Path, data: bytes, mode: int) -> None:
     handle, temp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     try:
         with os.fdopen(handle, "wb") as out:
@@ -126,7 +164,6 @@ def write(source: Source, new_raw: str) -> bool:
         if os.path.exists(temp):
             os.unlink(temp)
         raise
-    return True
 
 
 def line_starts(text: str) -> list[int]:

@@ -17,9 +17,10 @@ class GuardsError(Exception):
         line: int | None = None,
         column: int | None = None,
     ) -> None:
+        message = printable(message, MAX_MESSAGE)
         super().__init__(message)
         self.message = message
-        self.path = path
+        self.path = printable(path, MAX_PATH) if path is not None else None
         self.line = line
         self.column = column
 
@@ -36,3 +37,16 @@ class GuardsError(Exception):
     def __str__(self) -> str:
         where = self.location()
         return f"{where}: {self.message}" if where else self.message
+
+
+MAX_MESSAGE = 400  # characters of an error message: the input it quotes may be huge
+MAX_PATH = 300
+
+
+def printable(text: str, limit: int) -> str:
+    """``text`` as one line of at most ``limit`` characters: control characters (a newline or
+    a terminal escape in a file name or a quoted value) are shown escaped, a long text is cut
+    with an ellipsis."""
+    if not text.isprintable():
+        text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text[: limit * 2])
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -89,7 +89,7 @@ def _registry(config: Config) -> tuple[Registry, str | None]:
         return empty(shown), (f"no {shown}: claim guards run against an empty registry")
     from .registry import load
 
-    registry = load(path, shown)
+    registry = load(path, shown, config.max_bytes)
     return registry, f"registry {shown}: {len(registry.claims)} claims"
 
 
@@ -104,7 +104,7 @@ def _add_compose(
 def _load(estate: Estate, path: Path, parse) -> None:
     shown = shown_path(estate.config, path)
     try:
-        parse(yamlsrc.read_text(path, shown), shown)
+        parse(yamlsrc.read_text(path, shown, estate.config.max_bytes), shown)
     except GuardsError as error:
         estate.errors.append(error)
 
@@ -117,7 +117,9 @@ def _targets(
 ) -> tuple[list[tuple[Path, bool]], list[Path]]:
     """Compose candidates (path, certainly a compose) and notes to load."""
     if not paths:
-        return _discover(config, config.root, estate)
+        found = _discover(config, config.root, estate)
+        _unmatched_patterns(config, found, estate)
+        return found
     composes: list[tuple[Path, bool]] = []
     notes: list[Path] = []
     for path in paths:
@@ -127,9 +129,48 @@ def _targets(
             notes += found[1]
         elif not path.exists():
             estate.errors.append(GuardsError("no such file or directory", shown_path(config, path)))
+        elif _outside(config, path):
+            estate.errors.append(
+                GuardsError(
+                    f"is outside the estate (--root {config.root}); not checked",
+                    shown_path(config, path),
+                )
+            )
         elif not _excluded(config, shown_path(config, path)):
             _sort(config, path, True, composes, notes)
     return list(dict.fromkeys(composes)), list(dict.fromkeys(notes))
+
+
+def _outside(config: Config, path: Path) -> bool:
+    shown = shown_path(config, path)
+    return shown.startswith(("/", "../")) or shown == ".."
+
+
+def _unmatched_patterns(
+    config: Config, found: tuple[list[tuple[Path, bool]], list[Path]], estate: Estate
+) -> None:
+    """A pattern the config names that selects no file, or an estate with nothing to check,
+    is an error: a misconfigured CI must not pass with `0 pass / 0 fail`."""
+    shown = [shown_path(config, p) for p, _ in found[0]] + [shown_path(config, p) for p in found[1]]
+    for key, patterns in (("composes", config.composes or ()), ("notes", config.notes)):
+        if key not in config.named:
+            continue
+        for pattern in patterns:
+            if not any(glob_match(path, pattern) for path in shown):
+                estate.errors.append(
+                    GuardsError(
+                        f"`{key}` pattern {pattern!r} matches no file",
+                        config.source,
+                        config.line_of(key),
+                    )
+                )
+    if not shown and not estate.registry.claims and not estate.errors:
+        estate.errors.append(
+            GuardsError(
+                "nothing to check: no compose, no note and no claim found under the root",
+                config.source or shown_path(config, config.root),
+            )
+        )
 
 
 def _discover(

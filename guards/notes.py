@@ -81,7 +81,7 @@ def _front_matter(lines: list[str], shown: str) -> tuple[dict, list[Citation], i
     close = next((i for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")), None)
     if close is None:
         raise GuardsError("front matter opened with '---' is never closed", shown, 1)
-    node = _compose_front_matter("\n".join(lines[1:close]), shown)
+    node = _compose_front_matter("".join(line + "\n" for line in lines[1:close]), shown)
     data = _construct(node, shown)
     if data is None:
         return {}, [], close + 1

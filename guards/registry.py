@@ -129,9 +129,9 @@ def empty(path: str = "claims.yaml") -> Registry:
     return Registry(path=path)
 
 
-def load(path: Path, shown: str) -> Registry:
+def load(path: Path, shown: str, limit: int | None = None) -> Registry:
     """Load and validate a registry file; any problem raises :class:`GuardsError`."""
-    text = yamlsrc.read_text(path, shown)
+    text = yamlsrc.read_text(path, shown, limit)
     return parse(text, shown)
 
 

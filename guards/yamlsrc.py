@@ -22,6 +22,7 @@ except ImportError:  # pragma: no cover - depends on the PyYAML build
     from yaml import SafeLoader as _Base  # type: ignore[assignment]
 
 TIMESTAMP = "tag:yaml.org,2002:timestamp"
+MERGE = "tag:yaml.org,2002:merge"
 
 
 class Loader(_Base):
@@ -50,26 +51,119 @@ __all__ = [
 ]
 
 
-def read_text(path: Path, shown: str) -> str:
+def read_text(path: Path, shown: str, limit: int | None = None) -> str:
     """Read a file as UTF-8 (a BOM is tolerated) with ``\n`` line breaks; errors name the
     file and line."""
-    from .edit import read
+    from .edit import MAX_BYTES, read
 
-    return read(path, shown).text
+    return read(path, shown, limit or MAX_BYTES).text
 
 
 def compose(text: str, shown: str) -> Node | None:
-    """Compose one YAML document into a node tree (``None`` for an empty document)."""
+    """Compose one YAML document into a node tree (``None`` for an empty document).
+
+    As Compose reads it: a key given twice in one mapping is an error; merge keys
+    (``<<: *base``) are resolved, the mapping's own keys overriding the merged ones; aliases
+    that would expand past ``MAX_NODES`` nodes are refused."""
     try:
-        return yaml.compose(text, Loader=Loader)
+        root = yaml.compose(text, Loader=Loader)
+        if root is not None:
+            _resolve(root, shown)
+        return root
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "invalid YAML"
         if mark is None:
             raise GuardsError(f"YAML error: {problem}", shown) from None
-        raise GuardsError(f"YAML error: {problem}", shown, mark.line + 1, mark.column + 1) from None
+        # libyaml may place an error at the end of the stream one line past the last.
+        line = min(mark.line + 1, text.count("\n") + 1)
+        raise GuardsError(f"YAML error: {problem}", shown, line, mark.column + 1) from None
     except yaml.YAMLError as exc:
         raise GuardsError(f"YAML error: {exc}", shown) from None
+
+
+MAX_NODES = 1_000_000  # a few KB of nested aliases can stand for billions of nodes
+
+
+def _resolve(root: Node, shown: str) -> None:
+    mappings = [n for n in _nodes(root) if isinstance(n, MappingNode)]
+    for node in mappings:
+        _no_duplicates(node, shown)
+    loader = Loader("")
+    try:
+        for node in mappings:
+            if any(isinstance(k, ScalarNode) and k.tag == MERGE for k, _ in node.value):
+                loader.flatten_mapping(node)
+                node.value = _last_wins(node.value)
+    finally:
+        loader.dispose()
+    if _expanded(root) > MAX_NODES:
+        raise GuardsError(
+            f"YAML aliases expand to more than {MAX_NODES:,} nodes", shown, line_of(root)
+        )
+
+
+def _nodes(root: Node) -> list[Node]:
+    """Every node once, however many aliases refer to it."""
+    found, seen, stack = [], set(), [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        found.append(node)
+        stack.extend(_children(node))
+    return found
+
+
+def _no_duplicates(node: MappingNode, shown: str) -> None:
+    first: dict[str, int] = {}
+    for key, _ in node.value:
+        if not isinstance(key, ScalarNode) or key.tag == MERGE:
+            continue
+        if key.value in first:
+            raise GuardsError(
+                f"duplicate key `{key.value}` (first at line {first[key.value]})",
+                shown,
+                line_of(key),
+                column_of(key),
+            )
+        first[key.value] = line_of(key)
+
+
+def _last_wins(pairs: list[tuple[Node, Node]]) -> list[tuple[Node, Node]]:
+    """After merging, a key the mapping sets itself overrides the merged one (it comes later)."""
+    last = {k.value: i for i, (k, _) in enumerate(pairs) if isinstance(k, ScalarNode)}
+    return [
+        p for i, p in enumerate(pairs) if not isinstance(p[0], ScalarNode) or last[p[0].value] == i
+    ]
+
+
+def _expanded(root: Node) -> int:
+    """How many nodes the tree stands for with every alias expanded: sizes summed bottom-up
+    once per node (no recursion: nesting may be deep), a cycle counted once."""
+    sizes: dict[int, int] = {}
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        if id(node) in sizes and not children_done:
+            continue
+        kids = _children(node)
+        if not children_done:
+            sizes[id(node)] = 1  # provisional: a cycle back to it counts once
+            stack.append((node, True))
+            stack.extend((kid, False) for kid in kids if id(kid) not in sizes)
+            continue
+        sizes[id(node)] = min(MAX_NODES + 1, 1 + sum(sizes.get(id(kid), 1) for kid in kids))
+    return sizes[id(root)]
+
+
+def _children(node: Node) -> list[Node]:
+    if isinstance(node, MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, SequenceNode):
+        return list(node.value)
+    return []
 
 
 def construct(node: Node, shown: str) -> Any:

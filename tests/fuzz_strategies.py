@@ -224,6 +224,8 @@ NASTY_CHARS = (
     *LINE_BREAKS,
 )
 
+SINGLE_CHARS = tuple(c for c in NASTY_CHARS if len(c) == 1) + tuple("aZ09 -_.=")
+
 COMPOSE_TOKENS = (
     nested_default(3),
     nested_default(40),
@@ -504,7 +506,6 @@ CONFIG_TOKENS = (
     '[rules.S002]\nseverity = "fatal"',
     "[rules.S002]\nseverity = 5",
     '[rules.header-drift]\nstatuses = "missing.yaml"',
-    '[rules.header-drift]\nstatuses = "/dev/zero"',
     '[rules.header-drift]\nstatuses = "composes"',
     "[rules.required-fields]\nfields = [1]",
     "[rules.required-fields]\nfields = []",
@@ -523,6 +524,11 @@ CONFIG_TOKENS = (
 )
 
 
+def one_in(draw, n: int) -> bool:
+    """True about once in ``n`` draws (the common choice is the one hypothesis shrinks to)."""
+    return draw(st.sampled_from((False,) * (n - 1) + (True,)))
+
+
 # --- mutation -------------------------------------------------------------------------------
 
 NUMBER_RUN = re.compile(r"\d+(?:[.,]\d+)*")
@@ -534,7 +540,7 @@ def _tokens(tokens: Sequence[str]) -> st.SearchStrategy[str]:
         st.sampled_from(tokens),
         st.sampled_from(NASTY_CHARS),
         st.sampled_from(NASTY_NUMBERS),
-        st.text(st.sampled_from(NASTY_CHARS + tuple("aZ09 -_.=")), min_size=1, max_size=6),
+        st.text(st.sampled_from(SINGLE_CHARS), min_size=1, max_size=6),
     )
 
 
@@ -713,7 +719,7 @@ def header_block(draw) -> list[str]:
     for key in draw(st.lists(st.sampled_from(sorted(HEADER_FIELDS)), max_size=9)):
         value = draw(_value(HEADER_FIELDS[key]))
         lines.append(f"#   {key}:{' ' * (11 - len(key))}{value}".rstrip())
-        if draw(st.integers(0, 5)) == 0:  # a continuation line
+        if one_in(draw, 6):  # a continuation line
             lines.append(
                 "#              " + draw(st.sampled_from(("(KV pool 212,977 tok)", "n=3")))
             )
@@ -818,7 +824,7 @@ def service_block(draw, name: str, anchor: bool) -> list[str]:
 
 @st.composite
 def generated_compose(draw) -> str:
-    lines: list[str] = draw(header_block()) if draw(st.integers(0, 4)) else []
+    lines: list[str] = [] if one_in(draw, 5) else draw(header_block())
     anchor = draw(st.booleans())
     if anchor:
         lines += ["x-base: &base", "  ipc: host", "  shm_size: 16gb"]
@@ -826,7 +832,7 @@ def generated_compose(draw) -> str:
     for index in range(draw(st.integers(1, 3))):
         lines += draw(service_block(f"svc-{index}", anchor))
     text = "\n".join(lines) + "\n"
-    return text if draw(st.integers(0, 3)) else _mutate_once(draw, text, COMPOSE_TOKENS)
+    return _mutate_once(draw, text, COMPOSE_TOKENS) if one_in(draw, 4) else text
 
 
 def compose_texts() -> st.SearchStrategy[str]:
@@ -896,7 +902,7 @@ def generated_note(draw) -> str:
     )
     sep = draw(st.sampled_from(("\n\n", "\n\n", "\n", "\r\n\r\n", "\r\r", "\u2028\u2028")))
     text = draw(front_matter()) + sep.join(blocks) + "\n"
-    return text if draw(st.integers(0, 3)) else _mutate_once(draw, text, NOTE_TOKENS)
+    return _mutate_once(draw, text, NOTE_TOKENS) if one_in(draw, 4) else text
 
 
 def note_texts() -> st.SearchStrategy[str]:
@@ -986,9 +992,9 @@ def generated_registry(draw) -> str:
         st.sampled_from(("version: 1\n", "version: 1\n", "", "version: 2\n", "version: x\n"))
     )
     text = version + yaml.safe_dump({"claims": claims}, allow_unicode=True, sort_keys=False)
-    if draw(st.integers(0, 5)) == 0:
+    if one_in(draw, 6):
         text += draw(st.sampled_from(("claims: []\n", "claims:\n  - id: again\n", "version: 1\n")))
-    return text if draw(st.integers(0, 3)) else _mutate_once(draw, text, REGISTRY_TOKENS)
+    return _mutate_once(draw, text, REGISTRY_TOKENS) if one_in(draw, 4) else text
 
 
 def withdrawn_registry(count: int) -> str:
@@ -1035,7 +1041,7 @@ def generated_env(draw) -> str:
             prefix = draw(st.sampled_from(("", "", "export ", "  ")))
             lines.append(f"{prefix}{key}={quote}{value}{quote}")
     text = draw(st.sampled_from(("\n", "\r\n", "\r"))).join(lines) + "\n"
-    return text if draw(st.integers(0, 3)) else _mutate_once(draw, text, ENV_TOKENS)
+    return _mutate_once(draw, text, ENV_TOKENS) if one_in(draw, 4) else text
 
 
 def env_texts() -> st.SearchStrategy[str]:
@@ -1069,8 +1075,18 @@ def toml_value(value) -> str:
     return json.dumps(str(value))
 
 
-def render_config(options: dict) -> str:
-    out = BASE_CONFIG
+def base_config(files: dict[str, str]) -> str:
+    """The rule cases' settings, naming only globs that select a file of the estate."""
+    out = ""
+    if any(name.startswith("composes/") for name in files):
+        out += 'composes = ["composes/**/*.yml"]\n'
+    if any(name.startswith("learnings/") and name.endswith(".md") for name in files):
+        out += 'notes = ["learnings/**/*.md"]\n'
+    return out
+
+
+def render_config(options: dict, files: dict[str, str]) -> str:
+    out = base_config(files)
     for rule, table in options.items():
         out += f"\n[rules.{json.dumps(rule)}]\n"
         out += "".join(f"{json.dumps(k)} = {toml_value(v)}\n" for k, v in table.items())
@@ -1122,10 +1138,10 @@ MUTATORS: dict[str, Callable[[str], st.SearchStrategy[str]]] = {
 def _encode(draw, text: str) -> bytes:
     """UTF-8, now and then with a BOM or a byte that is not UTF-8."""
     data = text.encode("utf-8", "surrogatepass")
-    roll = draw(st.integers(0, 30))
-    if roll == 0:
+    roll = draw(st.sampled_from(("utf-8",) * 30 + ("bom", "bad byte")))
+    if roll == "bom":
         data = b"\xef\xbb\xbf" + data
-    elif roll == 1:
+    elif roll == "bad byte":
         at = draw(st.integers(0, len(data)))
         data = (
             data[:at]
@@ -1142,7 +1158,6 @@ def estates(draw, mutate: bool = True) -> EstateCase:
     arguments of one ``guards`` run over it."""
     seed = draw(st.sampled_from(corpus().estates))
     files = {k: v for k, v in seed.files.items() if not k.endswith("guards.toml")}
-    config = render_config(seed.options) if seed.options else BASE_CONFIG
     env = "".join(f"{k}={v}\n" for k, v in (seed.env or {}).items()) or None
 
     registry = draw(st.sampled_from(("keep", "keep", "real", "generated", "mutated", "none")))
@@ -1155,7 +1170,7 @@ def estates(draw, mutate: bool = True) -> EstateCase:
     elif registry == "none":
         files.pop("claims.yaml", None)
 
-    if mutate:
+    if mutate and files:
         for path in draw(st.lists(st.sampled_from(sorted(files)), max_size=2, unique=True)):
             kind = _kind(path)
             if kind is not None:
@@ -1166,9 +1181,10 @@ def estates(draw, mutate: bool = True) -> EstateCase:
             else:
                 files[f"learnings/fuzz-{index}.md"] = draw(note_texts())
 
-    where = draw(st.sampled_from(("guards.toml", "guards.toml", "pyproject", "--config", "none")))
+    config = render_config(seed.options, files)
+    where = draw(st.sampled_from(("guards.toml",) * 5 + ("pyproject", "--config", "none")))
     config_args: list[str] = []
-    if mutate and draw(st.integers(0, 3)) == 0:
+    if mutate and one_in(draw, 4):
         config = draw(st.one_of(config_texts(), MUTATORS["config"](config)))
     if where == "guards.toml":
         files["guards.toml"] = config
@@ -1178,9 +1194,11 @@ def estates(draw, mutate: bool = True) -> EstateCase:
                 (
                     "[project]\nname = 'x'\n\n" + _under_tool(config),
                     _under_tool(config),
+                    "[project]\nname = 'x'\n\n" + _under_tool(config),
+                    _under_tool(config),
+                    "[tool.other]\nx = 1\n",
                     "tool = 1\n",
                     "[tool]\nguards = 1\n",
-                    "[tool.other]\nx = 1\n",
                 )
             )
         )
@@ -1190,22 +1208,22 @@ def estates(draw, mutate: bool = True) -> EstateCase:
         files["settings/guards-settings.toml"] = config
         config_args = ["--config", "settings/guards-settings.toml"]
 
-    command = draw(st.integers(0, 19))
-    if command == 0:
+    command = draw(st.sampled_from(("check",) * 18 + ("claims list", "claims show")))
+    if command == "claims list":
         args = ["claims", "list", *config_args]
-    elif command == 1:
+    elif command == "claims show":
         args = ["claims", "show", draw(st.sampled_from(CLAIM_IDS)), *config_args]
     else:
         args = ["check", *config_args]
-        if mutate and draw(st.integers(0, 3)) == 0:
+        if mutate and one_in(draw, 4):
             env = draw(env_texts())
         if env is not None:
             files["my.env"] = env
             args += ["--env-file", "my.env"]
         args += ["--format", draw(st.sampled_from(("json", "json", "text")))]
-        if draw(st.integers(0, 9)) == 0:
+        if one_in(draw, 10):
             args.append("--verbose")
-        if draw(st.integers(0, 5)) == 0:  # pre-commit style: named files
+        if files and one_in(draw, 6):  # pre-commit style: named files
             named = draw(
                 st.lists(st.sampled_from(sorted(files)), min_size=1, max_size=3, unique=True)
             )

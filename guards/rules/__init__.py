@@ -13,13 +13,14 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from ..errors import GuardsError
+from ..errors import MAX_PATH, GuardsError, printable
 from ..findings import Finding, Severity
 from ..options import RuleOptions
 
 if TYPE_CHECKING:
     from ..estate import Estate
 
+MAX_FINDING = 1000  # characters of a finding's message or hint (they may quote input)
 OptionsT = TypeVar("OptionsT", bound=RuleOptions)
 
 
@@ -51,11 +52,11 @@ class Rule(Generic[OptionsT]):
         return Finding(
             rule=self.id,
             severity=self.severity,
-            path=path,
+            path=printable(path, MAX_PATH),
             line=line,
             column=column,
-            message=message,
-            hint=hint,
+            message=printable(message, MAX_FINDING),
+            hint=printable(hint, MAX_FINDING) if hint is not None else None,
             claim=claim,
             knob=knob,
             end_line=end_line,

@@ -237,7 +237,7 @@ def test_a_pattern_that_matches_nothing_is_an_error(capsys, estate, config, erro
 
 
 def test_an_estate_with_nothing_to_check_is_an_error(capsys, tmp_path):
-    code, out, err = check(capsys, tmp_path)
+    code, _, err = check(capsys, tmp_path)
     assert (code, err) == (
         2,
         ["guards: error: .: nothing to check: no compose, no note and no claim found under the "

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from . import yamlsrc
@@ -50,6 +51,10 @@ class Compose:
 
     def retracts(self) -> set[str]:
         """Claim ids its retraction callouts cite."""
+        return self.retracted_ids
+
+    @cached_property
+    def retracted_ids(self) -> set[str]:
         return {claim_id for c in self.callouts for claim_id in c.marker.claim_ids}
 
 

@@ -76,6 +76,8 @@ def interpolate(
     template: str, env: Mapping[str, str] | None = None, *, unescape: bool = True
 ) -> Value:
     """Interpolate ``template``; ``unescape=False`` keeps ``$$`` (for text already unescaped)."""
+    if "$" not in template:  # most values: nothing to expand
+        return Value(template)
     state = _State(env or {}, unescape)
     text = _expand(template, 0, state)
     return Value(text, tuple(state.variables), tuple(state.from_env), tuple(state.unresolved))

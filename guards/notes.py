@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from . import yamlsrc
@@ -36,6 +37,10 @@ class Note:
 
     def retracts(self) -> set[str]:
         """Claim ids this note retracts: front matter ``retracts:`` plus marker citations."""
+        return self.retracted_ids
+
+    @cached_property
+    def retracted_ids(self) -> set[str]:
         ids = set(_id_list(self.front_matter.get("retracts")))
         for context in self.retractions:
             ids.update(context.marker.claim_ids)

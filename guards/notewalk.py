@@ -295,9 +295,11 @@ class Walker:
         contexts = sorted(
             self.contexts + self.heading_contexts(sections), key=lambda c: (c.line, -c.end_line)
         )
-        blocks = [replace(b, retraction=_innermost(contexts, b.line)) for b in self.blocks]
+        around = _Innermost(contexts)
+        blocks = [replace(b, retraction=around.at(b.line)) for b in self.blocks]
+        around = _Innermost(contexts)
         citations = [
-            Citation(claim_id, line, column, struck or _innermost(contexts, line) is not None)
+            Citation(claim_id, line, column, struck or around.at(line) is not None)
             for line, column, claim_id, struck in sorted(self.citations)
         ]
         return Walked(sections, blocks, contexts, citations)
@@ -321,12 +323,20 @@ class Walker:
         ]
 
 
-def _innermost(contexts: list[RetractionContext], line: int) -> RetractionContext | None:
-    """The containing context that starts last (ties: the shorter one); sorted input."""
-    found = None
-    for context in contexts:
-        if context.line > line:
-            break
-        if line <= context.end_line:
-            found = context
-    return found
+class _Innermost:
+    """The containing context that starts last (ties: the shorter one), for lines asked in
+    increasing order: one sweep over the contexts (sorted by start, longer first), so a note
+    with thousands of sections and callouts is not quadratic."""
+
+    def __init__(self, contexts: list[RetractionContext]) -> None:
+        self.contexts = contexts
+        self.next = 0
+        self.open: list[RetractionContext] = []
+
+    def at(self, line: int) -> RetractionContext | None:
+        while self.next < len(self.contexts) and self.contexts[self.next].line <= line:
+            self.open.append(self.contexts[self.next])
+            self.next += 1
+        while self.open and self.open[-1].end_line < line:
+            self.open.pop()  # ended before this line, so before every later one too
+        return self.open[-1] if self.open else None

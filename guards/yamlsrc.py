@@ -86,7 +86,8 @@ MAX_NODES = 1_000_000  # a few KB of nested aliases can stand for billions of no
 
 
 def _resolve(root: Node, shown: str) -> None:
-    mappings = [n for n in _nodes(root) if isinstance(n, MappingNode)]
+    nodes, shared = _nodes(root)
+    mappings = [n for n in nodes if isinstance(n, MappingNode)]
     for node in mappings:
         _no_duplicates(node, shown)
     loader = Loader("")
@@ -97,23 +98,25 @@ def _resolve(root: Node, shown: str) -> None:
                 node.value = _last_wins(node.value)
     finally:
         loader.dispose()
-    if _expanded(root) > MAX_NODES:
+    if shared and _expanded(root, len(nodes)) > len(nodes) + MAX_NODES:
         raise GuardsError(
             f"YAML aliases expand to more than {MAX_NODES:,} nodes", shown, line_of(root)
         )
 
 
-def _nodes(root: Node) -> list[Node]:
-    """Every node once, however many aliases refer to it."""
-    found, seen, stack = [], set(), [root]
+def _nodes(root: Node) -> tuple[list[Node], bool]:
+    """Every node once, however many aliases refer to it; and whether any is referred to
+    more than once (an alias)."""
+    found, seen, stack, shared = [], set(), [root], False
     while stack:
         node = stack.pop()
         if id(node) in seen:
+            shared = True
             continue
         seen.add(id(node))
         found.append(node)
         stack.extend(_children(node))
-    return found
+    return found, shared
 
 
 def _no_duplicates(node: MappingNode, shown: str) -> None:
@@ -139,7 +142,7 @@ def _last_wins(pairs: list[tuple[Node, Node]]) -> list[tuple[Node, Node]]:
     ]
 
 
-def _expanded(root: Node) -> int:
+def _expanded(root: Node, distinct: int) -> int:
     """How many nodes the tree stands for with every alias expanded: sizes summed bottom-up
     once per node (no recursion: nesting may be deep), a cycle counted once."""
     sizes: dict[int, int] = {}
@@ -154,7 +157,8 @@ def _expanded(root: Node) -> int:
             stack.append((node, True))
             stack.extend((kid, False) for kid in kids if id(kid) not in sizes)
             continue
-        sizes[id(node)] = min(MAX_NODES + 1, 1 + sum(sizes.get(id(kid), 1) for kid in kids))
+        limit = distinct + MAX_NODES + 1
+        sizes[id(node)] = min(limit, 1 + sum(sizes.get(id(kid), 1) for kid in kids))
     return sizes[id(root)]
 
 

@@ -20,14 +20,14 @@ class GuardsError(Exception):
         message = printable(message, MAX_MESSAGE)
         super().__init__(message)
         self.message = message
-        self.path = printable(path, MAX_PATH) if path is not None else None
+        self.path = path  # as on disk; shown escaped and cut by location()
         self.line = line
         self.column = column
 
     def location(self) -> str:
         if self.path is None:
             return ""
-        parts = [self.path]
+        parts = [printable(self.path, MAX_PATH)]
         if self.line is not None:
             parts.append(str(self.line))
             if self.column is not None:

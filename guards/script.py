@@ -161,7 +161,7 @@ def parse_spec_payload(payload: str) -> tuple[str | None, str]:
     """(method, depth text) from a speculative-config JSON payload, parsed or not."""
     try:
         data = json.loads(payload)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past the parser's limit
         data = None
     if isinstance(data, dict):
         method = data.get("method") or ("draft_model" if data.get("model") else None)

@@ -78,6 +78,14 @@ def compose(text: str, shown: str) -> Node | None:
         # libyaml may place an error at the end of the stream one line past the last.
         line = min(mark.line + 1, text.count("\n") + 1)
         raise GuardsError(f"YAML error: {problem}", shown, line, mark.column + 1) from None
+    except yaml.reader.ReaderError as exc:  # a character YAML forbids (NUL, ESC, ...)
+        # libyaml counts bytes, PyYAML characters: find the character again, as PyYAML does.
+        found = yaml.reader.Reader.NON_PRINTABLE.search(text)
+        at = found.start() if found else 0
+        line = text.count("\n", 0, at) + 1
+        column = at - (text.rfind("\n", 0, at) + 1) + 1
+        problem = f"unacceptable character #x{ord(text[at : at + 1] or chr(0)):04x}: {exc.reason}"
+        raise GuardsError(f"YAML error: {problem}", shown, line, column) from None
     except yaml.YAMLError as exc:
         raise GuardsError(f"YAML error: {exc}", shown) from None
 

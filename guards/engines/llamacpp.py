@@ -132,12 +132,18 @@ def _drafter(flags: list[Flag], found: dict[str, Knob], script: Script | None) -
         out["drafter_method"] = replace(method_knob, value=method or None)
     else:
         draft = found.get("draft_model")
+        if draft is not None:
+            line, column = draft.line, 1
+        else:  # only a depth flag: the method is implied where the depth is given
+            assert depth_flag is not None  # else returned above
+            depth_at = knob_from("drafter_depth", depth_flag)
+            line, column = depth_at.line, depth_at.column
         out["drafter_method"] = Knob(
             name="drafter_method",
             value="draft_model",
             raw=draft.raw if draft else "",
-            line=draft.line if draft else 0,
-            column=1,
+            line=line,
+            column=column,
             source="command",
             flag="-md",
         )

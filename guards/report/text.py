@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..errors import MAX_PATH, printable
 from ..findings import Finding, Run, Severity
 from . import Reporter
 
@@ -10,7 +11,7 @@ class TextReporter(Reporter):
     def finding(self, finding: Finding) -> str:
         level = "" if finding.severity is Severity.ERROR else f"[{finding.severity}] "
         line = (
-            f"{finding.path}:{finding.line}:{finding.column}: {finding.rule} {level}"
+            f"{printable(finding.path, MAX_PATH)}:{finding.line}:{finding.column}: {finding.rule} {level}"
             f"{finding.message}\n"
         )
         if self.verbose and finding.hint:

@@ -52,12 +52,12 @@ class Rule(Generic[OptionsT]):
         return Finding(
             rule=self.id,
             severity=self.severity,
-            path=printable(path, MAX_PATH),
+            path=path,  # as on disk: a reporter escapes it where it must
             line=line,
             column=column,
             message=printable(message, MAX_FINDING),
             hint=printable(hint, MAX_FINDING) if hint is not None else None,
-            claim=claim,
+            claim=printable(claim, MAX_PATH) if claim is not None else None,
             knob=knob,
             end_line=end_line,
             end_column=end_column,

@@ -110,6 +110,7 @@ def _header(compose: Compose, depth: Knob | None) -> list[Finding]:
                 field.column + stated.start(),
                 f"header Drafter says n={stated.group(1)} (line {field.line}), but the "
                 "compose configures no drafter",
+                hint="write Drafter: none in the header, or configure the drafter it describes",
                 knob="drafter_depth",
             )
         ]
@@ -121,6 +122,7 @@ def _header(compose: Compose, depth: Knob | None) -> list[Finding]:
                 field.column,
                 f"header Drafter says none (line {field.line}), but the compose "
                 f"defaults to depth {actual} ({_where(depth)})",
+                hint=f"write n={actual} in the header, or switch the drafter off by default",
                 knob="drafter_depth",
             )
         ]

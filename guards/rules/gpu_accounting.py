@@ -5,7 +5,8 @@ Why: two vLLM services on the same card each claim their ``--gpu-memory-utilizat
 it; 0.6 + 0.6 cannot fit, and the second one dies at boot or - worse - boots and OOMs under load.
 Services share cards when their ``device_ids``, numeric ``count`` or
 ``NVIDIA_VISIBLE_DEVICES`` overlap, or when any of them takes every card (``count: all`` or no
-reservation). And when a service lists its GPUs explicitly, tensor-parallel × pipeline-parallel
+reservation); the shares are summed card by card, so services on different cards of a
+shared reservation are not added together. And when a service lists its GPUs explicitly, tensor-parallel × pipeline-parallel
 size must equal that number: TP=4 on three reserved cards does not boot, TP=2 on four leaves
 two idle.
 
@@ -99,31 +100,30 @@ def _width(compose: Compose, service: Service) -> list[Finding]:
 
 
 def _shared(compose: Compose, services: list[Service]) -> list[Finding]:
+    """Per card, the utilisations of the services on it must sum to one card or less; each
+    group of services that overflows a card is reported once, at its first service."""
     used = [(s, cards(s), s.knob("gpu_memory_utilization")) for s in services]
-    findings = []
-    for index, (service, mine, util) in enumerate(used):
-        sharing = [
-            (other, u)
-            for other, theirs, u in used[index + 1 :]
-            if mine is ALL or theirs is ALL or mine & theirs
-        ]
-        if not sharing:
-            continue
-        group = [(service, util)] + sharing
+    named = sorted(set[str]().union(*(c for _, c, _ in used if c is not ALL)))
+    findings, seen = [], set()
+    for card in named or [""]:  # no card named: every service is on every card (ALL)
+        group = [(s, u) for s, c, u in used if c is ALL or card in c]
         total = sum(_util(u) for _, u in group)
-        if total > 1.0 + 1e-9:
-            parts = " + ".join(f"{s.name} {_util(u):g}" for s, u in group)
-            findings.append(
-                RULE.at(
-                    compose.path,
-                    service.line,
-                    1,
-                    f"services sharing GPUs ask for {parts} = {total:.2f} of a card",
-                    knob="gpu_memory_utilization",
-                    hint="lower their utilisations so they sum to 1.0 or less, "
-                    "or give them separate devices",
-                )
+        key = tuple(s.name for s, _ in group)
+        if len(group) < 2 or total <= 1.0 + 1e-9 or key in seen:
+            continue
+        seen.add(key)
+        parts = " + ".join(f"{s.name} {_util(u):g}" for s, u in group)
+        findings.append(
+            RULE.at(
+                compose.path,
+                group[0][0].line,
+                1,
+                f"services sharing GPUs ask for {parts} = {total:.2f} of a card",
+                knob="gpu_memory_utilization",
+                hint="lower their utilisations so they sum to 1.0 or less, "
+                "or give them separate devices",
             )
+        )
     return findings
 
 

@@ -207,6 +207,7 @@ def _tokens(node: Node | None, lines: list[str], env: Mapping[str, str], shown: 
                 _scalar_value(item, env, shown),
                 yamlsrc.line_of(item),
                 yamlsrc.column_of(item),
+                quoted=item.style in ("'", '"'),
             )
             for item in node.value
             if isinstance(item, ScalarNode)
@@ -229,8 +230,10 @@ def _tokens(node: Node | None, lines: list[str], env: Mapping[str, str], shown: 
     return tokens
 
 
-def _token(raw: str, value: Value, line: int, column: int) -> Token:
-    return Token(value.text, raw, line, column, value.variables, value.from_env, value.unresolved)
+def _token(raw: str, value: Value, line: int, column: int, quoted: bool = False) -> Token:
+    return Token(
+        value.text, raw, line, column, value.variables, value.from_env, value.unresolved, quoted
+    )
 
 
 def _split_words(text: str) -> list[tuple[int, str]]:

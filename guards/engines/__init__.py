@@ -6,7 +6,7 @@ Each dialect module exposes ``knobs(tokens, script) -> dict[str, Knob]``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..interpolate import Unresolved
 from ..numbers import to_number
@@ -25,6 +25,7 @@ class Token:
     variables: tuple[str, ...] = ()
     from_env: tuple[str, ...] = ()
     unresolved: tuple[Unresolved, ...] = ()
+    quoted: bool = False  # a quoted YAML list item: ``column`` is its opening quote
 
     @property
     def is_flag(self) -> bool:
@@ -77,7 +78,7 @@ def split_flags(tokens: list[Token], takes_value: set[str]) -> list[Flag]:
             current = Flag(name, token)
             flags.append(current)
             if eq:
-                current.values.append(_part(token, inline))
+                current.values.append(_value_part(token, name, inline))
                 current = None
         elif current is not None:
             current.values.append(token)
@@ -86,10 +87,10 @@ def split_flags(tokens: list[Token], takes_value: set[str]) -> list[Flag]:
     return flags
 
 
-def _part(token: Token, text: str) -> Token:
-    return Token(
-        text, token.raw, token.line, token.column, token.variables, token.from_env, token.unresolved
-    )
+def _value_part(token: Token, name: str, text: str) -> Token:
+    """The ``value`` of a ``--flag=value`` token, placed at the value when it is written so."""
+    shift = len(name) + 1 + token.quoted if token.raw.startswith(name + "=") else 0
+    return replace(token, text=text, column=token.column + shift, quoted=False)
 
 
 def knob_from(name: str, flag: Flag, source: str = "command") -> Knob:

@@ -138,7 +138,8 @@ def _front_matter_ids(node: Any, key: str, shown: str) -> list[Citation]:
             raise GuardsError(
                 f"front matter '{key}': {value!r} is not a kebab-case claim id", shown, line
             )
-        citations.append(Citation(value, line, 1, key == "retracts", front_matter=True))
+        column = yamlsrc.column_of(item)
+        citations.append(Citation(value, line, column, key == "retracts", front_matter=True))
     return citations
 
 

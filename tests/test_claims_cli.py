@@ -32,7 +32,7 @@ def test_show_lists_all_20_composes_and_the_note(capsys):
     stale = [p for p in places if p.endswith("stale copy")]
     assert len(stale) == 20 and all(p.startswith("  composes/qwen3.8-27b/vllm/") for p in stale)
     assert [p for p in places if "learnings/" in p] == [
-        "  learnings/qwen3.8-27b.md:6:1  retracts",
+        "  learnings/qwen3.8-27b.md:6:12  retracts",
         "  learnings/qwen3.8-27b.md:19:60  retracts",
     ]
 
@@ -73,7 +73,7 @@ def test_retract_edits_in_place_and_prints_what_still_asserts_it(capsys, inciden
     assert result.out.splitlines()[0] == "claims.yaml: retracted spec-tax-35387 on 2026-11-29"
     assert result.out.splitlines()[1:] == [
         "still citing or asserting it: 3",
-        "  learnings/qwen3.8-27b.md:5:1  cites",
+        "  learnings/qwen3.8-27b.md:5:10  cites",
         "  learnings/qwen3.8-27b.md:59:40  cites",
         "  learnings/qwen3.8-27b.md:62:1  stale copy",  # "What survives: the spec-decode tax"
     ]
@@ -274,6 +274,6 @@ def test_retract_then_check_flags_the_remaining_citation(capsys, incident, tmp_p
     )
     result = run_guards(capsys, "check", "--root", str(incident), "--select", "C002")
     assert result.out.splitlines()[0] == (
-        "learnings/qwen3.8-27b.md:5:1: C002 cites claim spec-tax-35387 as current, but "
+        "learnings/qwen3.8-27b.md:5:10: C002 cites claim spec-tax-35387 as current, but "
         "claims.yaml:57 lists it as retracted on 2026-09-08"
     )

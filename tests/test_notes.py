@@ -128,8 +128,8 @@ def test_fenced_code_is_a_code_block(cliff):
 
 def test_citations_with_columns(cliff):
     assert cliff.citations == [
-        Citation("kv-fp8-bytes-per-token", 5, 1, False, front_matter=True),  # claims:
-        Citation("decode-cliff-1096", 7, 1, True, front_matter=True),  # retracts:
+        Citation("kv-fp8-bytes-per-token", 5, 10, False, front_matter=True),  # claims:
+        Citation("decode-cliff-1096", 7, 5, True, front_matter=True),  # retracts:
         Citation("kv-fp8-bytes-per-token", 13, 22, False),
         Citation("decode-cliff-1096", 15, 44, True),  # in the retracted heading
         Citation("decode-cliff-1096", 34, 38, False),  # table cell, outside the section
@@ -303,9 +303,9 @@ def test_front_matter_errors(text, line, column, message):
 def test_front_matter_ids_as_string_or_list():
     note = parse_note("---\nclaims: a-1\nretracts: [b-2, c-3]\n---\nbody\n", "n.md")
     assert note.citations == [
-        Citation("a-1", 2, 1, False, front_matter=True),
-        Citation("b-2", 3, 1, True, front_matter=True),
-        Citation("c-3", 3, 1, True, front_matter=True),
+        Citation("a-1", 2, 9, False, front_matter=True),
+        Citation("b-2", 3, 12, True, front_matter=True),
+        Citation("c-3", 3, 17, True, front_matter=True),
     ]
     assert note.retracts() == {"b-2", "c-3"}
     assert note.blocks[0].line_texts == ((5, "body"),)
@@ -346,7 +346,7 @@ def test_empty_file():
 def test_only_front_matter():
     note = parse_note("---\nretracts: gone-1\n---\n", "n.md")
     assert note.blocks == [] and note.sections == []
-    assert note.citations == [Citation("gone-1", 2, 1, True, front_matter=True)]
+    assert note.citations == [Citation("gone-1", 2, 11, True, front_matter=True)]
     assert note.retracts() == {"gone-1"}
 
 

@@ -136,7 +136,7 @@ def test_registry_still_active_while_the_note_retracts_it(incident):
     ]
     # Both places that retract it: the front matter's `retracts:` and the dated heading.
     assert [(f.rule, f.path, f.line, f.column) for f in found] == [
-        ("C002", "learnings/qwen3.8-27b.md", 6, 1),
+        ("C002", "learnings/qwen3.8-27b.md", 6, 12),
         ("C002", "learnings/qwen3.8-27b.md", 19, 60),
     ]
     assert {f.message for f in found} == {

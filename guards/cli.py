@@ -107,6 +107,67 @@ def check(
     raise typer.Exit(result.exit_code)
 
 
+@app.command()
+def regen(
+    paths: list[Path] | None = typer.Argument(
+        None,
+        metavar="PATHS",
+        help="Composes or folders to regenerate (default: the whole estate under --root).",
+        show_default=False,
+    ),
+    root: Path = typer.Option(Path("."), "--root", metavar="DIR", help="The estate."),
+    config: Path | None = typer.Option(
+        None, "--config", metavar="FILE", help="A TOML file with the settings of [tool.guards]."
+    ),
+    check_only: bool = typer.Option(
+        False, "--check", help="Write nothing; print a diff and exit 1 if anything would change."
+    ),
+    diff: bool = typer.Option(False, "--diff", help="Print the changes as a diff; write nothing."),
+    force: bool = typer.Option(False, "--force", help="Overwrite regions edited by hand."),
+) -> None:
+    """Rewrite every generated region (# >>> guards:NAME ... # <<< guards:NAME) from its
+    template."""
+    from . import edit
+    from .estate import load_estate
+
+    settings = _settings(root, config)
+    estate = load_estate(settings, list(paths) if paths else None)
+    failed = bool(estate.errors)
+    for error in estate.errors:
+        typer.echo(f"guards: error: {error}", err=True)
+    changed = 0
+    for compose in estate.composes:
+        if not compose.regions and not compose.marker_problems:
+            continue
+        try:
+            source = edit.read(estate.root / compose.path, compose.path, settings.max_bytes)
+            new_raw = _regenerated(source, estate, force)
+            if new_raw == source.raw:
+                continue
+            changed += 1
+            if check_only or diff:
+                from .regen import unified_diff
+
+                typer.echo(unified_diff(compose.path, source.raw, new_raw), nl=False)
+            else:
+                edit.write(source, new_raw)
+                typer.echo(f"regenerated {compose.path}")
+        except GuardsError as exc:
+            typer.echo(f"guards: error: {exc}", err=True)
+            failed = True
+    verb = "would change" if check_only or diff else "regenerated"
+    typer.echo(f"guards regen: {changed} file{'s' if changed != 1 else ''} {verb}")
+    raise typer.Exit(2 if failed else 1 if check_only and changed else 0)
+
+
+def _regenerated(source, estate, force: bool) -> str:
+    from .regen import regenerate
+
+    templates = estate.root / estate.config.templates
+    edits = regenerate(source.text, source.shown, estate.registry, templates, estate.root, force)
+    return source.render(edits)
+
+
 claims_app = typer.Typer(no_args_is_help=True, help="The claims registry: list, show, retract.")
 app.add_typer(claims_app, name="claims")
 

@@ -11,7 +11,6 @@ import re
 from dataclasses import dataclass
 
 from .edit import line_starts
-from .errors import GuardsError
 from .header import Header, HeaderLine, sections_of
 from .markers import Marker
 from .services import block_span
@@ -99,24 +98,38 @@ def retraction_callouts(comments: list[Comment]) -> list[Callout]:
     ]
 
 
-def find_regions(comments: list[Comment], text: str, shown: str) -> list[Region]:
+@dataclass(frozen=True)
+class MarkerProblem:
+    """A region marker that does not pair up: ``check`` reports it, ``regen`` stops at it."""
+
+    line: int
+    message: str
+
+
+def find_regions(comments: list[Comment], text: str) -> tuple[list[Region], list[MarkerProblem]]:
+    """The well-formed regions, and every marker that opens inside another region (a marker
+    given twice), closes a region that is not open, or is never closed."""
     regions: list[Region] = []
+    problems: list[MarkerProblem] = []
     opened: tuple[str, int, str] | None = None
     starts = line_starts(text)
     for comment in comments:
         start, end = REGION_OPEN.match(comment.text), REGION_CLOSE.match(comment.text)
         if start and opened:
-            raise GuardsError(
-                f"generated region guards:{start.group(1)} opens inside "
-                f"guards:{opened[0]} (opened at line {opened[1]})",
-                shown,
-                comment.line,
+            problems.append(
+                MarkerProblem(
+                    comment.line,
+                    f"generated region guards:{start.group(1)} opens inside "
+                    f"guards:{opened[0]} (opened at line {opened[1]})",
+                )
             )
-        if start:
+        elif start:
             opened = (start.group(1), comment.line, start.group(2) or "")
         elif end and (opened is None or opened[0] != end.group(1)):
-            raise GuardsError(
-                f"`<<< guards:{end.group(1)}` closes a region that is not open", shown, comment.line
+            problems.append(
+                MarkerProblem(
+                    comment.line, f"`<<< guards:{end.group(1)}` closes a region that is not open"
+                )
             )
         elif end and opened:
             name, line, args = opened
@@ -124,8 +137,10 @@ def find_regions(comments: list[Comment], text: str, shown: str) -> list[Region]
             regions.append(Region(name, line, comment.line, args, *body, end.group(2)))
             opened = None
     if opened:
-        raise GuardsError(f"generated region guards:{opened[0]} is never closed", shown, opened[1])
-    return regions
+        problems.append(
+            MarkerProblem(opened[1], f"generated region guards:{opened[0]} is never closed")
+        )
+    return regions, problems
 
 
 def _scalar_spans(root: Node) -> tuple[set[int], set[int]]:

@@ -12,12 +12,21 @@ from functools import cached_property
 from typing import Any
 
 from . import yamlsrc
-from .comments import Callout, Comment, Region, find_comments, find_regions, retraction_callouts
+from .comments import (
+    Callout,
+    Comment,
+    MarkerProblem,
+    Region,
+    find_comments,
+    find_regions,
+    retraction_callouts,
+)
 from .edit import unify_breaks
 from .errors import GuardsError
 from .header import Header, parse_header
 from .markers import Citation, find_claim_refs
 from .services import Service, parse_service
+from .xguards import ComposeData, compose_data
 from .yamlsrc import MappingNode
 
 __all__ = ["Comment", "Compose", "Region", "Service", "parse_compose"]
@@ -34,6 +43,8 @@ class Compose:
     extensions: dict[str, Any]
     env: Mapping[str, str]
     regions: list[Region] = field(default_factory=list)
+    marker_problems: list[MarkerProblem] = field(default_factory=list)  # unpaired markers
+    data: ComposeData = field(default_factory=ComposeData)  # its `x-guards:` mapping
     callouts: list[Callout] = field(default_factory=list)  # retraction callouts
     citations: list[Citation] = field(default_factory=list)
     shipped: list[Service] = field(default_factory=list)  # the services with no overlay
@@ -94,6 +105,7 @@ def parse_compose(text: str, shown: str, env: Mapping[str, str] | None = None) -
     }
     header = parse_header(lines)
     comments = find_comments(lines, root, header)
+    regions, marker_problems = find_regions(comments, text)
     compose = Compose(
         shown,
         text,
@@ -103,8 +115,10 @@ def parse_compose(text: str, shown: str, env: Mapping[str, str] | None = None) -
         services,
         extensions,
         env,
-        find_regions(comments, text, shown),
-        retraction_callouts(comments),
+        regions=regions,
+        marker_problems=marker_problems,
+        callouts=retraction_callouts(comments),
+        data=compose_data(root, shown),
         shipped=shipped,
     )
     compose.citations = [

@@ -16,6 +16,7 @@ from .errors import GuardsError
 
 DEFAULT_NOTES = ("learnings/**/*.md", "docs/**/*.md")
 DEFAULT_CLAIMS = "claims.yaml"
+DEFAULT_TEMPLATES = "templates"
 # Files whose lines record what was said, not what is true now: a mention there is history.
 DEFAULT_HISTORY = ("**/CHANGELOG*", "**/HISTORY*", "**/changelog/**", "CHANGELOG*", "HISTORY*")
 ALWAYS_EXCLUDED = (
@@ -32,7 +33,7 @@ ALWAYS_EXCLUDED = (
     "dist",
 )
 LIST_KEYS = ("composes", "notes", "exclude", "select", "ignore", "history")
-KNOWN_KEYS = set(LIST_KEYS) | {"claims", "rules", "max-file-mb"}
+KNOWN_KEYS = set(LIST_KEYS) | {"claims", "rules", "max-file-mb", "templates"}
 GLOB_KEYS = ("composes", "notes", "exclude", "history")
 
 
@@ -45,6 +46,7 @@ class Config:
     history: tuple[str, ...] = DEFAULT_HISTORY
     max_bytes: int = 50_000_000  # files larger than this are reported, not read
     claims: str = DEFAULT_CLAIMS
+    templates: str = DEFAULT_TEMPLATES  # the estate's region templates, before the built-ins
     claims_named: bool = False  # True when a config file names the registry
     named: frozenset[str] = frozenset()  # the settings a config file gives
     select: tuple[str, ...] = ()
@@ -148,6 +150,16 @@ def _build(root: Path, table: dict[str, Any], shown: str, text: str) -> Config:
     claims = table.get("claims", DEFAULT_CLAIMS)
     if not isinstance(claims, str) or not claims:
         raise GuardsError("`claims` must be a path string", shown, _line_of(text, "claims"))
+    templates = table.get("templates", DEFAULT_TEMPLATES)
+    if (
+        not isinstance(templates, str)
+        or not templates
+        or templates.startswith("/")
+        or ".." in templates.split("/")
+    ):
+        raise GuardsError(
+            "`templates` must be a folder path inside the root", shown, _line_of(text, "templates")
+        )
     rules = table.get("rules", {})
     if not isinstance(rules, dict) or not all(isinstance(v, dict) for v in rules.values()):
         raise GuardsError(
@@ -168,6 +180,7 @@ def _build(root: Path, table: dict[str, Any], shown: str, text: str) -> Config:
         exclude=lists.get("exclude", ()),
         history=lists.get("history", DEFAULT_HISTORY),
         claims=claims,
+        templates=templates,
         claims_named="claims" in table,
         named=frozenset(table),
         select=lists.get("select", ()),

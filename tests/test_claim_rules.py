@@ -4,7 +4,6 @@ cases are in tests/rules/C00*.yml)."""
 import pytest
 
 from guards.compose import parse_compose
-from guards.errors import GuardsError
 from guards.textmatch import normalise, words
 
 BODY = "services:\n  s:\n    image: vllm/vllm-openai:v0.27.1\n"
@@ -14,13 +13,18 @@ def compose(header):
     return parse_compose(header + BODY, "composes/c.yml")
 
 
-def test_unclosed_generated_region_is_an_input_error():
-    with pytest.raises(GuardsError) as caught:
-        compose("# >>> guards:x\n# text\n")
-    assert str(caught.value) == "composes/c.yml:1: generated region guards:x is never closed"
-    with pytest.raises(GuardsError) as caught:
-        compose("# <<< guards:x\n")
-    assert str(caught.value) == "composes/c.yml:1: `<<< guards:x` closes a region that is not open"
+def test_unpaired_region_markers_are_collected_with_their_lines():
+    def problems(header):
+        return [(p.line, p.message) for p in compose(header).marker_problems]
+
+    assert problems("# >>> guards:x\n# text\n") == [
+        (1, "generated region guards:x is never closed")
+    ]
+    assert problems("# <<< guards:x\n") == [(1, "`<<< guards:x` closes a region that is not open")]
+    assert problems("# >>> guards:a\n# >>> guards:a\n# <<< guards:a\n") == [
+        (2, "generated region guards:a opens inside guards:a (opened at line 1)")
+    ]
+    assert compose("# >>> guards:a\n# <<< guards:a\n").marker_problems == []
 
 
 @pytest.mark.parametrize(

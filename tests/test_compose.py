@@ -216,8 +216,36 @@ def test_hash_inside_quotes_is_not_a_trailing_comment():
 
 
 def test_top_level_extensions_are_kept(fixture_text):
-    text = "x-guards:\n  tier: ultrafast\nservices:\n  s:\n    image: vllm/vllm-openai\n"
-    assert parse_compose(text, "c.yml").extensions == {"x-guards": {"tier": "ultrafast"}}
+    text = "x-tier: ultrafast\nservices:\n  s:\n    image: vllm/vllm-openai\n"
+    assert parse_compose(text, "c.yml").extensions == {"x-tier": "ultrafast"}
+
+
+def test_x_guards_is_the_compose_s_data_for_its_regions():
+    text = (
+        "x-guards:\n  model: Qwen (INT4)\n  caveats: [slow]\n  fields: {Vision: none}\n"
+        "services:\n  s:\n    image: vllm/vllm-openai\n"
+    )
+    data = parse_compose(text, "c.yml").data
+    assert (data.model, data.caveats, data.fields) == ("Qwen (INT4)", ["slow"], {"Vision": "none"})
+
+
+@pytest.mark.parametrize(
+    "data, message, line",
+    [
+        ("  modle: x\n", "`x-guards.modle`: extra inputs are not permitted", 2),
+        (
+            "  model: x\n  caveats:\n    - a\n    - 3\n",
+            "`x-guards.caveats.1`: input should be a valid string",
+            5,
+        ),
+        ("  status: [a]\n", "`x-guards.status`: input should be a valid string", 2),
+    ],
+)
+def test_x_guards_unknown_keys_and_wrong_types_are_errors_at_their_line(data, message, line):
+    text = "x-guards:\n" + data + "services:\n  s:\n    image: vllm/vllm-openai\n"
+    with pytest.raises(GuardsError) as caught:
+        parse_compose(text, "c.yml")
+    assert (caught.value.message, caught.value.line) == (message, line)
 
 
 # -- bad input ----------------------------------------------------------------------------------

@@ -118,6 +118,7 @@ def all_rules() -> list[Rule]:
         header_drift,
         header_present,
         max_num_seqs,
+        regions,
         registry_drift,
         required_fields,
         retraction_incomplete,
@@ -144,6 +145,9 @@ def all_rules() -> list[Rule]:
         header_drift.RULE,
         comment_default.RULE,
         flat_drift.RULE,
+        regions.CURRENT,
+        regions.INTACT,
+        regions.MARKERS,
     ]
 
 

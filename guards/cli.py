@@ -160,6 +160,72 @@ def regen(
     raise typer.Exit(2 if failed else 1 if check_only and changed else 0)
 
 
+@app.command()
+def fix(
+    paths: list[Path] | None = typer.Argument(
+        None,
+        metavar="PATHS",
+        help="Composes or folders to fix (default: the whole estate under --root).",
+        show_default=False,
+    ),
+    root: Path = typer.Option(Path("."), "--root", metavar="DIR", help="The estate."),
+    config: Path | None = typer.Option(
+        None, "--config", metavar="FILE", help="A TOML file with the settings of [tool.guards]."
+    ),
+    diff: bool = typer.Option(False, "--diff", help="Print the changes as a diff; write nothing."),
+) -> None:
+    """Replace each stale copy of a withdrawn claim in a compose (C001) with a claim region."""
+    from . import edit
+    from .estate import load_estate
+    from .fix import fix_stale_copies
+    from .regen import unified_diff
+    from .rules import stale_claim
+    from .suite import run
+
+    settings = _settings(root, config)
+    estate = load_estate(settings, list(paths) if paths else None)
+    failed = bool(estate.errors)
+    for error in estate.errors:
+        typer.echo(f"guards: error: {error}", err=True)
+    copies: dict[str, list] = {}
+    for finding in run(estate, [stale_claim.RULE]).findings:
+        copies.setdefault(finding.path, []).append(finding)
+    composes = {c.path for c in estate.composes}
+    replaced = left = 0
+    for path, found in copies.items():
+        if path not in composes:
+            for copy in found:
+                typer.echo(f"left: {path}:{copy.line}: stale copy of {copy.claim} in a note")
+            left += len(found)
+            continue
+        try:
+            source = edit.read(estate.root / path, path, settings.max_bytes)
+            templates = estate.root / settings.templates
+            done = fix_stale_copies(
+                source.text, path, found, estate.registry, templates, estate.root
+            )
+            new_raw = source.render(edit.line_edits(source.text, done.text))
+            if diff:
+                typer.echo(unified_diff(path, source.raw, new_raw), nl=False)
+            else:
+                edit.write(source, new_raw)
+        except GuardsError as exc:
+            typer.echo(f"guards: error: {exc}", err=True)
+            failed = True
+            continue
+        for copy in done.replaced:
+            typer.echo(f"{path}:{copy.line}: stale copy of {copy.claim} -> guards:claim region")
+        for copy, why in done.left:
+            typer.echo(f"left: {path}:{copy.line}: stale copy of {copy.claim} ({why})")
+        replaced += len(done.replaced)
+        left += len(done.left)
+    verb = "would replace" if diff else "replaced"
+    typer.echo(
+        f"guards fix: {verb} {replaced} stale cop{'y' if replaced == 1 else 'ies'}, {left} left"
+    )
+    raise typer.Exit(2 if failed else 1 if left else 0)
+
+
 def _regenerated(source, estate, force: bool) -> str:
     from .regen import regenerate
 

@@ -12,6 +12,7 @@ the file's dominant one), the BOM and the file mode, goes through a temp file an
 from __future__ import annotations
 
 import bisect
+import difflib
 import itertools
 import os
 import stat
@@ -164,6 +165,19 @@ def _replace(target: Path, data: bytes, mode: int) -> None:
         if os.path.exists(temp):
             os.unlink(temp)
         raise
+
+
+def line_edits(before: str, after: str) -> list[Edit]:
+    """Edits that turn ``before`` into ``after``, whole lines at a time (so a write through
+    :meth:`Source.render` keeps every untouched line's own ending)."""
+    old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    starts = [*line_starts(before)[: len(old)], len(before)]
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    return [
+        Edit(starts[i1], starts[i2], "".join(new[j1:j2]))
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+        if tag != "equal"
+    ]
 
 
 def line_starts(text: str) -> list[int]:

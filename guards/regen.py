@@ -230,17 +230,12 @@ def _verify(before: str, after: str, edits: list[Edit], shown: str) -> None:
         cursor = edit.end
     outside_before.append(before[cursor:])
     outside_after.append(after[cursor + shift :])
-    if outside_before != outside_after or _data(before, shown) != _data(after, shown):
+    if outside_before != outside_after or yamlsrc.data(before, shown) != yamlsrc.data(after, shown):
         raise GuardsError(
             "refusing to write: regenerating would change more than the regions' comment "
             "lines (is a marker inside a block scalar?); nothing written",
             shown,
         )
-
-
-def _data(text: str, shown: str) -> object:
-    node = yamlsrc.compose(text, shown)
-    return None if node is None else yamlsrc.construct(node, shown)
 
 
 def unified_diff(shown: str, before: str, after: str) -> str:

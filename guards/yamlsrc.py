@@ -178,6 +178,12 @@ def _children(node: Node) -> list[Node]:
     return []
 
 
+def data(text: str, shown: str) -> Any:
+    """The plain data of a YAML text, as :func:`compose` and :func:`construct` read it."""
+    node = compose(text, shown)
+    return None if node is None else construct(node, shown)
+
+
 def construct(node: Node, shown: str) -> Any:
     """Plain Python data for a node tree (YAML 1.1 safe types; dates stay strings)."""
     loader = Loader("")

@@ -43,6 +43,21 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
+ROOT_OPTION = typer.Option(Path("."), "--root", metavar="DIR", help="The estate.")
+CONFIG_OPTION = typer.Option(
+    None, "--config", metavar="FILE", help="A TOML file with the settings of [tool.guards]."
+)
+
+
+def _paths(what: str):
+    return typer.Argument(
+        None,
+        metavar="PATHS",
+        help=f"Composes or folders to {what} (default: the whole estate under --root).",
+        show_default=False,
+    )
+
+
 @app.callback()
 def _main(
     version: bool = typer.Option(
@@ -109,16 +124,9 @@ def check(
 
 @app.command()
 def regen(
-    paths: list[Path] | None = typer.Argument(
-        None,
-        metavar="PATHS",
-        help="Composes or folders to regenerate (default: the whole estate under --root).",
-        show_default=False,
-    ),
-    root: Path = typer.Option(Path("."), "--root", metavar="DIR", help="The estate."),
-    config: Path | None = typer.Option(
-        None, "--config", metavar="FILE", help="A TOML file with the settings of [tool.guards]."
-    ),
+    paths: list[Path] | None = _paths("regenerate"),
+    root: Path = ROOT_OPTION,
+    config: Path | None = CONFIG_OPTION,
     check_only: bool = typer.Option(
         False, "--check", help="Write nothing; print a diff and exit 1 if anything would change."
     ),
@@ -128,13 +136,10 @@ def regen(
     """Rewrite every generated region (# >>> guards:NAME ... # <<< guards:NAME) from its
     template."""
     from . import edit
-    from .estate import load_estate
 
     settings = _settings(root, config)
-    estate = load_estate(settings, list(paths) if paths else None)
+    estate = _load(settings, paths)
     failed = bool(estate.errors)
-    for error in estate.errors:
-        typer.echo(f"guards: error: {error}", err=True)
     changed = 0
     for compose in estate.composes:
         if not compose.regions and not compose.marker_problems:
@@ -162,31 +167,21 @@ def regen(
 
 @app.command()
 def fix(
-    paths: list[Path] | None = typer.Argument(
-        None,
-        metavar="PATHS",
-        help="Composes or folders to fix (default: the whole estate under --root).",
-        show_default=False,
-    ),
-    root: Path = typer.Option(Path("."), "--root", metavar="DIR", help="The estate."),
-    config: Path | None = typer.Option(
-        None, "--config", metavar="FILE", help="A TOML file with the settings of [tool.guards]."
-    ),
+    paths: list[Path] | None = _paths("fix"),
+    root: Path = ROOT_OPTION,
+    config: Path | None = CONFIG_OPTION,
     diff: bool = typer.Option(False, "--diff", help="Print the changes as a diff; write nothing."),
 ) -> None:
     """Replace each stale copy of a withdrawn claim in a compose (C001) with a claim region."""
     from . import edit
-    from .estate import load_estate
     from .fix import fix_stale_copies
     from .regen import unified_diff
     from .rules import stale_claim
     from .suite import run
 
     settings = _settings(root, config)
-    estate = load_estate(settings, list(paths) if paths else None)
+    estate = _load(settings, paths)
     failed = bool(estate.errors)
-    for error in estate.errors:
-        typer.echo(f"guards: error: {error}", err=True)
     copies: dict[str, list] = {}
     for finding in run(estate, [stale_claim.RULE]).findings:
         copies.setdefault(finding.path, []).append(finding)
@@ -236,11 +231,6 @@ def _regenerated(source, estate, force: bool) -> str:
 
 claims_app = typer.Typer(no_args_is_help=True, help="The claims registry: list, show, retract.")
 app.add_typer(claims_app, name="claims")
-
-ROOT_OPTION = typer.Option(Path("."), "--root", metavar="DIR", help="The estate.")
-CONFIG_OPTION = typer.Option(
-    None, "--config", metavar="FILE", help="A TOML file with the settings of [tool.guards]."
-)
 
 
 @claims_app.command("list")
@@ -531,9 +521,14 @@ def _settings(root: Path, config: Path | None):
 
 
 def _estate(root: Path, config: Path | None):
+    return _load(_settings(root, config), None)
+
+
+def _load(settings, paths: list[Path] | None):
+    """The estate (or the given paths of it); load errors printed as they are found."""
     from .estate import load_estate
 
-    estate = load_estate(_settings(root, config))
+    estate = load_estate(settings, list(paths) if paths else None)
     for error in estate.errors:
         typer.echo(f"guards: error: {error}", err=True)
     return estate

@@ -9,10 +9,7 @@ validated, and every other claim must come out identical, before it is written a
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
-
-import yaml
 
 from . import registry, yamlsrc
 from .edit import Edit, apply, line_starts
@@ -116,7 +113,7 @@ def add_claim_edits(text: str, shown: str, entry: dict[str, str | list[str]]) ->
     indent = first.column
     at = (line_starts(text) + [len(text) + 1])[_end_line(lines, claims.value[-1])]
     body = "\n".join(
-        f"{' ' * indent}{name}:{_after_key(_render(value, indent))}"
+        f"{' ' * indent}{name}:{yamlsrc.after_key(yamlsrc.value_text(value, indent))}"
         for name, value in entry.items()
     )
     rendered = " " * dash + "-" + " " * (indent - dash - 1) + body.lstrip() + "\n"
@@ -158,10 +155,10 @@ def _edits(
     offsets = line_starts(text) + [len(text) + 1]
     edits: list[Edit] = []
     for name, value in values.items():
-        rendered = _render(value, indent)
+        rendered = yamlsrc.value_text(value, indent)
         if name not in keys:
             at = offsets[_insert_line(lines, item, keys, name)]
-            edits.append(Edit(at, at, " " * indent + f"{name}:{_after_key(rendered)}\n"))
+            edits.append(Edit(at, at, " " * indent + f"{name}:{yamlsrc.after_key(rendered)}\n"))
             continue
         key, node = item.value[keys.index(name)]
         start, end = node.start_mark.index, _content_end(text, node)
@@ -228,31 +225,6 @@ def _filler(line: str) -> bool:
     return not stripped or stripped.startswith("#")
 
 
-def _render(value: str | list[str], indent: int) -> str:
-    """YAML for ``value`` after a key at ``indent``: a scalar (multi-line text becomes a ``|-``
-    block, no final newline) or a block list of them."""
-    if isinstance(value, list):
-        pad = " " * (indent + 2)
-        return "".join(f"\n{pad}- {_render(item, indent + 2)}" for item in value)
-    if "\n" in value.strip("\n"):
-        body = value.strip("\n").split("\n")
-        pad = " " * (indent + 2)
-        indicator = "|2-" if body[0][:1] == " " else "|-"
-        return indicator + "\n" + "\n".join(pad + line if line.strip() else "" for line in body)
-    value = value.strip()
-    return value if _plain_safe(value) else json.dumps(value, ensure_ascii=False)
-
-
-def _plain_safe(value: str) -> bool:
-    if not value or value != value.strip() or value[0] in "!&*>|%@`\"'{[#-?:,]}":
-        return False
-    try:  # the registry's reader keeps dates as strings, so a bare date stays plain
-        node = yaml.compose(f"k: {value}", Loader=yamlsrc.Loader)
-        return node is not None and yamlsrc.construct(node, "") == {"k": value}
-    except (yaml.YAMLError, GuardsError):
-        return False
-
-
 def _verify(
     before: registry.Registry,
     after: registry.Registry,
@@ -283,11 +255,6 @@ def _verify(
             "fields; nothing written",
             shown,
         )
-
-
-def _after_key(rendered: str) -> str:
-    """What follows ``key:``: a space and a scalar, or a block list starting on the next line."""
-    return rendered if rendered.startswith("\n") else " " + rendered
 
 
 def _stripped(value: object) -> object:

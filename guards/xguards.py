@@ -7,13 +7,11 @@ It is validated on load: an unknown key or a wrong type is an error naming the f
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from . import yamlsrc
 from .errors import GuardsError
-from .yamlsrc import MappingNode, Node, SequenceNode
+from .yamlsrc import MappingNode
 
 KEY = "x-guards"
 
@@ -43,20 +41,7 @@ def compose_data(root: MappingNode, shown: str) -> ComposeData:
         error = exc.errors()[0]
         where = ".".join(str(part) for part in error["loc"])
         raise GuardsError(
-            f"`{KEY}.{where}`: {error['msg'].lower()}", shown, _line_at(node, error["loc"])
+            f"`{KEY}.{where}`: {error['msg'].lower()}",
+            shown,
+            yamlsrc.path_line(node, error["loc"]),
         ) from None
-
-
-def _line_at(node: Node, loc: tuple[Any, ...]) -> int:
-    """The line of the value (or unknown key) ``loc`` points at, as deep as it can be found."""
-    for part in loc:
-        if isinstance(node, MappingNode):
-            pair = next(((k, v) for k, v in node.value if yamlsrc.scalar(k) == str(part)), None)
-            if pair is None:
-                break
-            node = pair[1] if part != loc[-1] else pair[0]
-        elif isinstance(node, SequenceNode) and isinstance(part, int) and part < len(node.value):
-            node = node.value[part]
-        else:
-            break
-    return yamlsrc.line_of(node)

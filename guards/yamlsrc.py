@@ -7,6 +7,7 @@ YAML input is composed once with it. Guards read the node tree; nothing is re-du
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -252,3 +253,33 @@ def path_line(root: Node | None, path: tuple[Any, ...]) -> int | None:
     if found is None and root is not None:
         found = line_of(root)
     return found
+
+
+def value_text(value: str | list[str], indent: int) -> str:
+    """YAML for ``value`` after a key at ``indent``: a scalar (multi-line text becomes a ``|-``
+    block, no final newline) or a block list of them."""
+    if isinstance(value, list):
+        pad = " " * (indent + 2)
+        return "".join(f"\n{pad}- {value_text(item, indent + 2)}" for item in value)
+    if "\n" in value.strip("\n"):
+        body = value.strip("\n").split("\n")
+        pad = " " * (indent + 2)
+        indicator = "|2-" if body[0][:1] == " " else "|-"
+        return indicator + "\n" + "\n".join(pad + line if line.strip() else "" for line in body)
+    value = value.strip()
+    return value if _plain_safe(value) else json.dumps(value, ensure_ascii=False)
+
+
+def _plain_safe(value: str) -> bool:
+    if not value or value != value.strip() or value[0] in "!&*>|%@`\"'{[#-?:,]}":
+        return False
+    try:  # the registry's reader keeps dates as strings, so a bare date stays plain
+        node = yaml.compose(f"k: {value}", Loader=Loader)
+        return node is not None and construct(node, "") == {"k": value}
+    except (yaml.YAMLError, GuardsError):
+        return False
+
+
+def after_key(rendered: str) -> str:
+    """What follows ``key:``: a space and a scalar, or a block list starting on the next line."""
+    return rendered if rendered.startswith("\n") else " " + rendered

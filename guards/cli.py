@@ -171,8 +171,19 @@ def fix(
     root: Path = ROOT_OPTION,
     config: Path | None = CONFIG_OPTION,
     diff: bool = typer.Option(False, "--diff", help="Print the changes as a diff; write nothing."),
+    adopt: bool = typer.Option(
+        False,
+        "--adopt-profile",
+        help="Instead: turn each hand-written profile block into a profile region.",
+    ),
+    force: bool = typer.Option(
+        False, "--force", help="With --adopt-profile: adopt blocks the template re-lays out."
+    ),
 ) -> None:
-    """Replace each stale copy of a withdrawn claim in a compose (C001) with a claim region."""
+    """Replace each stale copy of a withdrawn claim in a compose (C001) with a claim region;
+    or, with --adopt-profile, each hand-written profile block with a profile region."""
+    if adopt:
+        _adopt_profiles(root, config, paths, diff, force)
     from . import edit
     from .fix import fix_stale_copies
     from .regen import unified_diff
@@ -218,6 +229,60 @@ def fix(
     typer.echo(
         f"guards fix: {verb} {replaced} stale cop{'y' if replaced == 1 else 'ies'}, {left} left"
     )
+    raise typer.Exit(2 if failed else 1 if left else 0)
+
+
+def _adopt_profiles(
+    root: Path, config: Path | None, paths: list[Path] | None, diff: bool, force: bool
+) -> None:
+    from . import edit
+    from .adopt import adopt_profile
+    from .compose import parse_compose
+    from .regen import unified_diff
+    from .rules import header_drift
+    from .suite import run
+
+    settings = _settings(root, config)
+    estate = _load(settings, paths)
+    failed = bool(estate.errors)
+    disagreeing: dict[str, set[int]] = {}
+    for finding in run(estate, [header_drift.RULE]).findings:
+        disagreeing.setdefault(finding.path, set()).add(finding.line)
+    adopted = left = 0
+    for compose in estate.composes:
+        try:
+            source = edit.read(estate.root / compose.path, compose.path, settings.max_bytes)
+            result = adopt_profile(
+                parse_compose(source.text, compose.path),
+                estate.registry,
+                estate.root / settings.templates,
+                estate.root,
+                frozenset(disagreeing.get(compose.path, ())),
+            )
+            if result.left is not None:
+                continue
+            new_raw = source.render(edit.line_edits(source.text, result.text))
+            if diff or result.changed or not result.reproduced:
+                typer.echo(unified_diff(compose.path, source.raw, new_raw), nl=False)
+            if not result.reproduced and not force:
+                typer.echo(
+                    f"left: {compose.path}:{result.line}: the profile template lays this block "
+                    "out differently (diff above); --force adopts it anyway"
+                )
+                left += 1
+                continue
+            if not diff:
+                edit.write(source, new_raw)
+        except GuardsError as exc:
+            typer.echo(f"guards: error: {exc}", err=True)
+            failed = True
+            continue
+        body = " (the body's values replace the header's: diff above)" if result.changed else ""
+        typer.echo(f"{compose.path}:{result.line}: profile block -> guards:profile region{body}")
+        adopted += 1
+    verb = "would adopt" if diff else "adopted"
+    plural = "s" if adopted != 1 else ""
+    typer.echo(f"guards fix: {verb} {adopted} profile block{plural}, {left} left")
     raise typer.Exit(2 if failed else 1 if left else 0)
 
 

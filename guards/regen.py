@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -74,7 +75,7 @@ def environment(folder: Path | None) -> SandboxedEnvironment:
     if folder is not None and folder.is_dir():
         loaders.append(jinja2.FileSystemLoader(folder))
     loaders.append(jinja2.FileSystemLoader(BUILT_INS))
-    return SandboxedEnvironment(
+    env = SandboxedEnvironment(
         loader=jinja2.ChoiceLoader(loaders),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -82,6 +83,28 @@ def environment(folder: Path | None) -> SandboxedEnvironment:
         keep_trailing_newline=False,
         autoescape=False,
     )
+    env.filters["facts"] = facts
+    return env
+
+
+# The knobs a profile row may take from the body, as ``{name}``; other braces are text.
+FACT_KNOBS = frozenset(
+    ("max_model_len", "tensor_parallel_size", "tensor_split", "kv_cache_dtype", "drafter_depth")
+)
+FACT = re.compile(r"\{(" + "|".join(sorted(FACT_KNOBS)) + r")\}")
+
+
+def facts(text: str, knobs: dict[str, str | None]) -> str:
+    """``text`` with each ``{knob}`` replaced by the compose's value for it; a knob the compose
+    does not set is an error (the row would state nothing)."""
+
+    def value(match: re.Match[str]) -> str:
+        found = knobs.get(match.group(1))
+        if found is None:
+            raise GuardsError(f"the compose sets no {match.group(1)} for {match.group(0)}")
+        return found
+
+    return FACT.sub(value, text)
 
 
 def render_regions(
@@ -140,6 +163,10 @@ def _render(
         raise GuardsError(
             f"region guards:{region.name}: {exc.message or type(exc).__name__}", *where
         ) from None
+    except GuardsError as exc:
+        if exc.path is not None:
+            raise
+        raise GuardsError(f"region guards:{region.name}: {exc.message}", *where) from None
 
 
 def context(

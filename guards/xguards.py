@@ -26,6 +26,9 @@ class ComposeData(BaseModel):
     caveats: list[str] = Field(default_factory=list)
     fields: dict[str, str] = Field(default_factory=dict)  # further `Key: value` lines, in order
     notes: list[str] = Field(default_factory=list)  # free lines at the end of the block
+    # An adopted hand-written block: every row as written, in order, with `{knob}` where the
+    # compose body decides the value (`guards fix --adopt-profile` writes it).
+    profile: dict[str, str] = Field(default_factory=dict)
 
 
 def compose_data(root: MappingNode, shown: str) -> ComposeData:

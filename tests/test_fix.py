@@ -101,3 +101,119 @@ def test_a_copy_inside_a_script_is_refused_and_nothing_written(capsys, tmp_path)
         "the regions' comment lines (is a marker inside a block scalar?); nothing written\n"
     )
     assert tree_digest(root) == before
+
+
+PROFILED = """\
+# ===========================================================================
+# Profile (at-a-glance):
+#   Model:     Qwen3.8-27B (AutoRound INT4 — sym, group 128, ~18 GiB, ~9.0 GiB/card
+#              at TP=2; bf16 lm_head + mtp.* head)
+#   Topology:  Dual 3090 PCIe (TP=2, no NVLink)
+#   Drafter:   none
+#   KV:        fp8_e4m3 — default attention backend
+#   Max ctx:   {ctx} (the native window) — MEASURED on 2×3090
+#   Default ctx: 131072
+#   Status:    ✅ Production
+#   Caveats:   MTP is exposed to vllm#50021;
+#                SPEC_N=0 mitigates.
+# ===========================================================================
+services:
+  vllm:
+    image: vllm/vllm-openai:v0.27.1
+    command: [--tensor-parallel-size, "2", --max-model-len, "262144", --kv-cache-dtype, fp8_e4m3]
+"""
+MARKERS = re.compile(r"^# (>>> guards:profile|<<< guards:profile.*)\n", re.MULTILINE)
+X_GUARDS = re.compile(r"^x-guards:\n(?:  .*\n)+", re.MULTILINE)
+
+
+def test_adopting_a_profile_that_agrees_with_the_body_keeps_every_line(capsys, tmp_path):
+    original = PROFILED.format(ctx="262144")
+    root = write(tmp_path, {"claims.yaml": CLAIMS, "composes/a.yml": original})
+    result = run_guards(capsys, "fix", "--adopt-profile", "--root", str(root))
+    assert (result.code, result.out) == (
+        0,
+        "composes/a.yml:2: profile block -> guards:profile region\n"
+        "guards fix: adopted 1 profile block, 0 left\n",
+    )
+    text = (root / "composes/a.yml").read_text(encoding="utf-8")
+    assert X_GUARDS.sub("", MARKERS.sub("", text)) == original
+    assert '    Max ctx: "{max_model_len} (the native window) — MEASURED on 2×3090"\n' in text
+    assert "    Topology: Dual 3090 PCIe (TP={tensor_parallel_size}, no NVLink)\n" in text
+    assert '    KV: "{kv_cache_dtype} — default attention backend"\n' in text
+    assert (
+        "    Caveats: |-\n      MTP is exposed to vllm#50021;\n        SPEC_N=0 mitigates.\n"
+        in text
+    )
+    assert run_guards(capsys, "regen", "--check", "--root", str(root)).code == 0
+    assert run_guards(capsys, "check", "--root", str(root)).code == 0
+    # From now on the body decides: a new --max-model-len puts the region out of date.
+    (root / "composes/a.yml").write_text(text.replace('"262144"', '"131072"'), encoding="utf-8")
+    stale = run_guards(capsys, "check", "--root", str(root), "--select", "G001")
+    assert "G001 region guards:profile is out of date" in stale.out
+    run_guards(capsys, "regen", "--root", str(root))
+    assert "#   Max ctx:   131072 (the native window)" in (root / "composes/a.yml").read_text(
+        encoding="utf-8"
+    )
+
+
+def test_adopting_a_profile_that_disagrees_takes_the_body_s_value_and_shows_it(capsys, tmp_path):
+    root = write(tmp_path, {"claims.yaml": CLAIMS, "composes/a.yml": PROFILED.format(ctx="65536")})
+    drift = run_guards(capsys, "check", "--root", str(root), "--select", "D001")
+    assert drift.out.startswith("composes/a.yml:8:")
+    result = run_guards(capsys, "fix", "--adopt-profile", "--root", str(root))
+    assert result.code == 0
+    assert "-#   Max ctx:   65536 (the native window) — MEASURED on 2×3090\n" in result.out
+    assert "+#   Max ctx:   262144 (the native window) — MEASURED on 2×3090\n" in result.out
+    assert result.out.endswith(
+        "composes/a.yml:2: profile block -> guards:profile region (the body's values replace "
+        "the header's: diff above)\nguards fix: adopted 1 profile block, 0 left\n"
+    )
+    assert run_guards(capsys, "check", "--root", str(root)).code == 0
+
+
+def test_a_block_the_template_lays_out_differently_is_left_unless_forced(capsys, tmp_path):
+    odd = PROFILED.format(ctx="262144").replace("#   Status:    ✅", "#   Status:  ✅")
+    root = write(tmp_path, {"claims.yaml": CLAIMS, "composes/a.yml": odd})
+    before = tree_digest(root)
+    left = run_guards(capsys, "fix", "--adopt-profile", "--root", str(root))
+    assert left.code == 1
+    assert "-#   Status:  ✅ Production\n+#   Status:    ✅ Production\n" in left.out
+    assert left.out.endswith(
+        "left: composes/a.yml:2: the profile template lays this block out differently (diff "
+        "above); --force adopts it anyway\nguards fix: adopted 0 profile blocks, 1 left\n"
+    )
+    assert tree_digest(root) == before
+    forced = run_guards(capsys, "fix", "--adopt-profile", "--force", "--root", str(root))
+    assert forced.code == 0 and tree_digest(root) != before
+
+
+def test_the_bundled_estate_is_generated_from_templates(capsys):
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    result = run_guards(capsys, "regen", "--check", "--root", str(root))
+    assert (result.code, result.out) == (0, "guards regen: 0 files would change\n")
+    for compose in sorted((root / "composes").rglob("*.yml")):
+        assert "# >>> guards:profile\n" in compose.read_text(encoding="utf-8"), compose
+
+
+def test_adopt_on_the_real_samples_changes_no_header_line_and_writes_nothing(capsys):
+    from pathlib import Path
+
+    import pytest
+
+    sample = Path(__file__).resolve().parents[2] / "shared/corpus/club-3090-sample"
+    if not sample.is_dir():
+        pytest.skip("no shared corpus")
+    before = tree_digest(sample)
+    drift = run_guards(capsys, "check", "--root", str(sample), "--select", "D001")
+    assert drift.out.endswith("/ 0 fail\n")  # no disagreement, so adopting may change no line
+    result = run_guards(capsys, "fix", "--adopt-profile", "--diff", "--root", str(sample))
+    diffs = re.split(r"(?m)^--- a/", result.out)[1:]
+    adopted = [d for d in diffs if "\nleft: " not in d and " -> guards:profile region" in d]
+    assert len(adopted) == 7
+    for diff in adopted:
+        removed = [line for line in diff.splitlines()[1:] if line.startswith("-")]
+        assert removed == [], diff.splitlines()[0]
+    assert result.out.endswith("guards fix: would adopt 7 profile blocks, 1 left\n")
+    assert tree_digest(sample) == before

@@ -275,15 +275,22 @@ def test_retracting_a_claim_twenty_regions_render_puts_them_out_of_date_until_re
     assert "#   Instead: fp8 KV costs 16,384 bytes per token.\n" in text
 
 
-def test_check_without_regions_does_not_load_jinja2():
-    root = Path(__file__).resolve().parents[1]
+@pytest.mark.parametrize(
+    "estate_dir, loaded",
+    [
+        (Path(__file__).resolve().parent / "fixtures" / "estates" / "clean", False),
+        (Path(__file__).resolve().parents[1], True),  # the bundled estate has regions
+    ],
+    ids=["without regions", "with regions"],
+)
+def test_jinja2_is_loaded_only_for_an_estate_with_regions(estate_dir, loaded):
     code = (
         "import sys; from guards.cli import main; sys.argv = ['guards', 'check', '--root', "
-        f"{str(root)!r}]\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
-        "assert 'jinja2' not in sys.modules, 'jinja2 loaded'\n"
+        f"{str(estate_dir)!r}]\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print('jinja2' in sys.modules)\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == str(loaded), result.stderr
 
 
 @pytest.mark.skipif(not (SHARED / "corpus/club-3090-sample").is_dir(), reason="no shared corpus")

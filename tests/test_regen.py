@@ -300,3 +300,12 @@ def test_regen_on_the_real_samples_changes_nothing(capsys):
     result = run_guards(capsys, "regen", "--root", str(sample))
     assert (result.code, result.out, result.err) == (0, "guards regen: 0 files regenerated\n", "")
     assert tree_digest(sample) == before
+
+
+def test_compiled_templates_are_reused_across_files():
+    from guards.regen import environment
+
+    folder = Path(__file__).resolve().parents[1] / "templates"
+    assert environment(folder) is environment(folder)
+    env = environment(folder)
+    assert env.get_template("claim.j2") is env.get_template("claim.j2")

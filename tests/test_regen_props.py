@@ -98,3 +98,55 @@ def test_regen_changes_only_regions_and_is_idempotent(tmp_path_factory, text):
     path.write_bytes((("\ufeff" if source.bom else "") + after).encode("utf-8"))
     again = edit.read(path, "c.yml")
     assert regenerate(again.text, "c.yml", REGISTRY, None, None, force=False) == []
+
+
+WITHDRAWN = """\
+claims:
+  - id: old-cliff
+    title: Decode cliff
+    status: retracted
+    retracted: 2026-09-08
+    reason: A harness artefact.
+    text: Decode collapses once accumulated context passes ~21k on the spec tiers.
+    match: ["accumulated-context decode cliff"]
+    replacement: Decode is flat with context.
+  - id: kv-bytes
+    title: KV bytes
+    status: active
+    text: fp8 KV costs 32,768 bytes per token.
+"""
+COPY = (
+    "# ⚠️ ACCUMULATED-CONTEXT DECODE CLIFF: decode collapses once\n"
+    "#   accumulated context passes ~21K on the spec tiers.\n"
+)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(text=composes())
+def test_fix_changes_only_the_copy_and_no_yaml_data(tmp_path_factory, text):
+    from guards.config import Config
+    from guards.estate import load_estate
+    from guards.fix import fix_stale_copies
+    from guards.rules import stale_claim
+    from guards.suite import run
+
+    bom = text.startswith("\ufeff")
+    body = text.removeprefix("\ufeff")
+    newline = "\r\n" if "\r\n" in body else "\n"
+    body = COPY.replace("\n", newline) + body
+    root = Path(tmp_path_factory.mktemp("e"))
+    (root / "claims.yaml").write_text(WITHDRAWN, encoding="utf-8")
+    path = root / "c.yml"
+    path.write_bytes((("\ufeff" if bom else "") + body).encode("utf-8"))
+    estate = load_estate(Config(root=root, composes=("*.yml",), notes=()))
+    copies = run(estate, [stale_claim.RULE]).findings
+    assert [(f.line, f.end_line) for f in copies] == [(1, 2)]
+    source = edit.read(path, "c.yml")
+    fixed = fix_stale_copies(source.text, "c.yml", copies, estate.registry, None, None)
+    after = source.render(edit.line_edits(source.text, fixed.text))
+    rest = outside(source.raw.split(newline, len(COPY.splitlines()))[-1])
+    # The copy's lines are now the first region; every other byte is where it was.
+    assert outside(after) == ["", newline + rest[0], *rest[1:]]
+    assert yaml.safe_load(edit.unify_breaks(after)) == yaml.safe_load(source.text)

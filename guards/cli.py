@@ -662,7 +662,9 @@ def explain(rule: str = typer.Argument(..., help="Rule id or name.")) -> None:
 
 
 def _root(root: Path) -> Path:
-    if not root.is_dir():
+    from .edit import check_path
+
+    if not check_path(root, str(root)).is_dir():
         raise GuardsError("--root is not a directory", str(root))
     return root
 

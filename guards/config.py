@@ -73,7 +73,7 @@ def load_config(root: Path, config_file: Path | None = None) -> Config:
     pyproject = root / "pyproject.toml"
     if pyproject.is_file():
         text = _read_text(pyproject, "pyproject.toml")
-        table = _tool_table(_parse_toml(text, "pyproject.toml"), "pyproject.toml", text)
+        table = _tool_table(parse_toml(text, "pyproject.toml"), "pyproject.toml", text)
         if table is not None:
             return _build(root, table, "pyproject.toml", text)
     standalone = root / "guards.toml"
@@ -84,7 +84,7 @@ def load_config(root: Path, config_file: Path | None = None) -> Config:
 
 def _standalone(root: Path, path: Path, shown: str) -> Config:
     text = _read_text(path, shown)
-    data = _parse_toml(text, shown)
+    data = parse_toml(text, shown)
     table = _tool_table(data, shown, text)
     if table is not None and set(data) != {"tool"}:
         raise GuardsError(
@@ -108,14 +108,15 @@ def _tool_table(data: dict[str, Any], shown: str, text: str) -> dict[str, Any] |
 
 
 def _read_text(path: Path, shown: str) -> str:
-    from .edit import read
+    from .edit import check_path, read
 
-    if not path.exists():
+    if not check_path(path, shown).exists():
         raise GuardsError("config file not found", shown)
     return read(path, shown).text
 
 
-def _parse_toml(text: str, shown: str) -> dict[str, Any]:
+def parse_toml(text: str, shown: str) -> dict[str, Any]:
+    """A TOML document; errors name the file and line (one reader for every TOML input)."""
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -83,11 +83,24 @@ def apply(text: str, edits: list[Edit]) -> str:
     return text
 
 
+NAME_MAX = 255  # bytes in one file name, on every system guards runs on
+
+
+def check_path(path: Path, shown: str, line: int | None = None) -> Path:
+    """``path`` if the system can look it up at all, else GuardsError: a NUL byte or a name
+    past ``NAME_MAX`` bytes is bad input, not an internal error."""
+    if "\0" in str(path):
+        raise GuardsError("path contains a NUL byte", shown, line)
+    if any(len(os.fsencode(part)) > NAME_MAX for part in path.parts):
+        raise GuardsError(f"path has a name longer than {NAME_MAX} bytes", shown, line)
+    return path
+
+
 def read(path: Path, shown: str, limit: int = MAX_BYTES) -> Source:
     """Read a UTF-8 file (a BOM is tolerated); errors name the file and line. Only regular
     files are read (a FIFO would block, ``/dev/zero`` never ends), and at most ``limit``
     bytes."""
-    data = _read_regular(path, shown, limit)
+    data = _read_regular(check_path(path, shown), shown, limit)
     try:
         decoded = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from . import yamlsrc
 from .compose import Compose, parse_compose
 from .config import ALWAYS_EXCLUDED, Config
+from .edit import check_path
 from .errors import GuardsError
 
 if TYPE_CHECKING:
@@ -81,7 +82,7 @@ def shown_path(config: Config, path: Path) -> str:
 def _registry(config: Config) -> tuple[Registry, str | None]:
     path = config.root / config.claims
     shown = shown_path(config, path)
-    if not path.exists():
+    if not check_path(path, shown, config.line_of("claims")).exists():
         if config.claims_named:
             raise GuardsError(f"claims registry named by {config.source} does not exist", shown)
         from .registry import empty
@@ -123,6 +124,11 @@ def _targets(
     composes: list[tuple[Path, bool]] = []
     notes: list[Path] = []
     for path in paths:
+        try:
+            check_path(path, str(path))
+        except GuardsError as exc:
+            estate.errors.append(exc)
+            continue
         if path.is_dir():
             found = _discover(config, path, estate)
             composes += found[0]

@@ -58,7 +58,7 @@ COPY, RESTATED, PHRASE = 0, 1, 2  # kinds of evidence, weakest first
 KINDS = {COPY: "copy", RESTATED: "restatement", PHRASE: "phrase"}
 TOKEN = re.compile(r"[a-z0-9]+(?:[._][a-z0-9]+)*|[\n\x1e]|[.!?;:](?=\s|$)")
 SENTENCE_ENDS = frozenset(".!?;:")
-UNIT_BREAK = "\x1e"  # the ASCII record separator: never in text, kept by normalise
+UNIT_BREAK = "\x1e"  # the ASCII record separator, kept by normalise: one in text is a space
 BREAKS = frozenset({"\n", UNIT_BREAK})
 SEPARATORS = SENTENCE_ENDS | BREAKS
 SENTENCE = re.compile(r"(?<=[.!?;:])\s+|\n\s*\n")
@@ -231,8 +231,14 @@ def tokenize(units: list[list[tuple[int, str]]]) -> Tokens:
 
 
 def joined(units: list[list[tuple[int, str]]]) -> str:
-    """A passage's text: lines joined by line breaks, units by ``UNIT_BREAK``."""
-    return UNIT_BREAK.join("\n".join(text for _, text in unit) for unit in units)
+    """A passage's text: lines joined by line breaks, units by ``UNIT_BREAK`` (a record
+    separator written in the text itself becomes a space, so only units are split by it)."""
+    text = UNIT_BREAK.join("\n".join(text for _, text in unit) for unit in units)
+    if text.count(UNIT_BREAK) >= len(units):
+        text = UNIT_BREAK.join(
+            "\n".join(line.replace(UNIT_BREAK, " ") for _, line in unit) for unit in units
+        )
+    return text
 
 
 def statements(texts: list[str]) -> list[tuple[str, ...]]:

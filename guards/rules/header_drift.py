@@ -212,12 +212,9 @@ def read_statuses(root: Path, source: str) -> dict[str, str]:
 
     text = yamlsrc.read_text(root / source, source)
     if source.endswith(".toml"):
-        import tomllib
+        from ..config import parse_toml
 
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise GuardsError(f"invalid TOML: {exc}", source) from None
+        data = parse_toml(text, source)
     else:
         node = yamlsrc.compose(text, source)
         data = yamlsrc.construct(node, source) if node is not None else {}

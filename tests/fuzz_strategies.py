@@ -260,6 +260,8 @@ COMPOSE_TOKENS = (
     '--speculative-config \'{"method":"mtp","num_speculative_tokens":NaN}\'',
     '--speculative-config \'{"method":"mtp","num_speculative_tokens":[1]}\'',
     '--speculative-config \'{"method":"mtp"',
+    "--speculative-config '" + "[" * 1500 + "'",
+    "--speculative-config '" + '{"a":' * 1500 + "'",
     "-np 0",
     "-c inf",
     "-ts 1,0,1e400",
@@ -521,6 +523,23 @@ CONFIG_TOKENS = (
     "[rules]\n[rules]",
     "\x00",
     "\r",
+    'claims = "' + "x" * 300 + '"',
+    'claims = "' + "/".join(["y" * 200] * 30) + '"',
+    'claims = "a\\u0000b"',
+    '[rules.header-drift]\nstatuses = "' + "x" * 300 + '.yaml"',
+    '[rules.header-drift]\nstatuses = "a\\u0000b.yaml"',
+    'exclude = ["a\\u0000b"]',
+    'composes = ["' + "x" * 300 + '/*.yml"]',
+)
+
+# Paths the operating system refuses (a name past 255 bytes, a path past 4,096) as arguments.
+AWKWARD_ARGUMENTS = (
+    ("--config", "x" * 300),
+    ("--root", "x" * 300),
+    ("--env-file", "x" * 300),
+    ("x" * 300,),
+    ("/".join(["y" * 200] * 30),),
+    ("--root", "/".join(["y" * 200] * 30)),
 )
 
 
@@ -555,24 +574,36 @@ def _line_spans(text: str) -> list[tuple[int, int]]:
     return spans or [(0, 0)]
 
 
-def _mutate_once(draw, text: str, tokens: Sequence[str]) -> str:
-    op = draw(
-        st.sampled_from(
-            (
-                "insert",
-                "delete",
-                "replace",
-                "delete-line",
-                "duplicate-line",
-                "swap-lines",
-                "insert-line",
-                "number",
-                "value",
-                "break",
-                "long-line",
-            )
-        )
-    )
+OPS = (
+    "insert",
+    "delete",
+    "replace",
+    "delete-line",
+    "duplicate-line",
+    "swap-lines",
+    "insert-line",
+    "number",
+    "value",
+    "break",
+    "long-line",
+)
+NUMERIC_OPS = ("number", "number", "value")  # the YAML stays valid; the values do not
+NUMERIC_VALUES = (
+    *NASTY_NUMBERS,
+    "${X:-1e400}",
+    "${X:-${Y:-0}}",
+    "${UNSET}",
+    "''",
+    "null",
+    "~",
+    "true",
+    "auto",
+    "all",
+)
+
+
+def _mutate_once(draw, text: str, tokens: Sequence[str], ops: Sequence[str] = OPS) -> str:
+    op = draw(st.sampled_from(ops))
     n = len(text)
     if op in ("insert", "delete", "replace"):
         at = draw(st.integers(0, n))
@@ -604,7 +635,10 @@ def _mutate_once(draw, text: str, tokens: Sequence[str]) -> str:
         if not found:
             return text
         hit = found[draw(st.integers(0, len(found) - 1))]
-        new = draw(st.sampled_from(NASTY_NUMBERS) if op == "number" else _tokens(tokens))
+        if op == "number" or ops is NUMERIC_OPS:
+            new = draw(st.sampled_from(NASTY_NUMBERS if op == "number" else NUMERIC_VALUES))
+        else:
+            new = draw(_tokens(tokens))
         return text[: hit.start()] + new + text[hit.end() :]
     if op == "break":
         if not text[start:end].endswith("\n"):
@@ -658,6 +692,7 @@ VLLM_FLAGS = {
     "--speculative-config": (
         '{"method":"mtp","num_speculative_tokens":2}',
         '{"method":"dflash","num_speculative_tokens":${SPEC_N:-7}}',
+        '{"method":"mtp","num_speculative_tokens":2,"draft":' + "[" * 1200 + "]" * 1200 + "}",
     ),
 }
 LLAMA_FLAGS = {
@@ -1123,6 +1158,8 @@ def _kind(path: str) -> str | None:
         return "config"
     if path.endswith(".env"):
         return "env"
+    if path.endswith((".yml", ".yaml")):  # a statuses catalog, say: YAML all the same
+        return "registry"
     return None
 
 
@@ -1133,6 +1170,23 @@ MUTATORS: dict[str, Callable[[str], st.SearchStrategy[str]]] = {
     "config": lambda text: mutated(st.just(text), CONFIG_TOKENS, max_ops=2),
     "env": lambda text: mutated(st.just(text), ENV_TOKENS, max_ops=2),
 }
+
+
+ODD_NAMES = (
+    "with space",
+    "ü ⚠️ 名",
+    "a:1:2",
+    "#hash",
+    "-dash",
+    "x" * 200,
+    "tab\there",
+    "new\nline",
+    "\x1b[31mred",
+    "quote'\"",
+    "back\\slash",
+    "%s%n{}",
+    ".hidden",
+)
 
 
 def _encode(draw, text: str) -> bytes:
@@ -1170,7 +1224,12 @@ def estates(draw, mutate: bool = True) -> EstateCase:
     elif registry == "none":
         files.pop("claims.yaml", None)
 
-    if mutate and files:
+    if mutate and files and one_in(draw, 4):  # numbers only: valid files that reach the rules
+        for path in sorted(p for p in files if _kind(p) in ("compose", "registry")):
+            for _ in range(draw(st.integers(1, 4))):
+                files[path] = _mutate_once(draw, files[path], COMPOSE_TOKENS, NUMERIC_OPS)
+        env = draw(generated_env())
+    elif mutate and files:
         for path in draw(st.lists(st.sampled_from(sorted(files)), max_size=2, unique=True)):
             kind = _kind(path)
             if kind is not None:
@@ -1180,6 +1239,14 @@ def estates(draw, mutate: bool = True) -> EstateCase:
                 files[f"composes/fuzz-{index}.yml"] = draw(compose_texts())
             else:
                 files[f"learnings/fuzz-{index}.md"] = draw(note_texts())
+
+    if mutate and one_in(draw, 8):  # a file with an awkward name
+        movable = sorted(p for p in files if p.startswith(("composes/", "learnings/")))
+        if movable:
+            old = draw(st.sampled_from(movable))
+            folder, _, name = old.rpartition("/")
+            extension = name.rpartition(".")[2]
+            files[f"{folder}/{draw(st.sampled_from(ODD_NAMES))}.{extension}"] = files.pop(old)
 
     config = render_config(seed.options, files)
     where = draw(st.sampled_from(("guards.toml",) * 5 + ("pyproject", "--config", "none")))
@@ -1208,11 +1275,14 @@ def estates(draw, mutate: bool = True) -> EstateCase:
         files["settings/guards-settings.toml"] = config
         config_args = ["--config", "settings/guards-settings.toml"]
 
-    command = draw(st.sampled_from(("check",) * 18 + ("claims list", "claims show")))
+    command = draw(st.sampled_from(("check",) * 17 + ("claims list", "claims show", "claims find")))
     if command == "claims list":
         args = ["claims", "list", *config_args]
     elif command == "claims show":
         args = ["claims", "show", draw(st.sampled_from(CLAIM_IDS)), *config_args]
+    elif command == "claims find":
+        limit = draw(st.sampled_from(("5", "0", "1000")))
+        args = ["claims", "find", draw(st.sampled_from(CLAIM_IDS)), "--limit", limit, *config_args]
     else:
         args = ["check", *config_args]
         if mutate and one_in(draw, 4):
@@ -1223,6 +1293,8 @@ def estates(draw, mutate: bool = True) -> EstateCase:
         args += ["--format", draw(st.sampled_from(("json", "json", "text")))]
         if one_in(draw, 10):
             args.append("--verbose")
+        if one_in(draw, 12):
+            args += draw(st.sampled_from(AWKWARD_ARGUMENTS))
         if files and one_in(draw, 6):  # pre-commit style: named files
             named = draw(
                 st.lists(st.sampled_from(sorted(files)), min_size=1, max_size=3, unique=True)

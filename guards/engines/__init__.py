@@ -100,6 +100,8 @@ def knob_from(name: str, flag: Flag, source: str = "command") -> Knob:
     note = None
     if token.unresolved:
         value, note = None, "; ".join(u.reason for u in token.unresolved)
+    elif value is not None and not value.strip():
+        value, note = None, f"{flag.name} is given an empty value"
     return Knob(
         name=name,
         value=value,

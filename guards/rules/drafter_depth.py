@@ -72,6 +72,8 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
         if depth is None and compose.header.field("Drafter") is None:
             continue
         checked = True
+        if depth is not None and depth.value is None and depth.note:
+            context.remark(RULE, compose.path, f"drafter depth not known: {depth.note}")
         findings += _header(compose, depth)
         if depth is not None and depth.value is not None:
             findings += _comments(compose, depth)

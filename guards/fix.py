@@ -16,7 +16,7 @@ from . import yamlsrc
 from .edit import Edit, apply, line_starts
 from .errors import GuardsError
 from .findings import Finding
-from .regen import regenerate
+from .regen import indentation, regenerate
 from .registry import Registry
 
 
@@ -50,9 +50,7 @@ def fix_stale_copies(
         if not all(lines[n - 1].lstrip().startswith("#") for n in range(copy.line, end_line + 1)):
             left.append((copy, "not whole comment lines"))
             continue
-        indent = lines[copy.line - 1][
-            : len(lines[copy.line - 1]) - len(lines[copy.line - 1].lstrip())
-        ]
+        indent = indentation(lines[copy.line - 1])
         region = f"{indent}# >>> guards:claim {copy.claim}\n{indent}# <<< guards:claim\n"
         end = starts[end_line] if end_line < len(lines) else len(text)
         edits.append(Edit(starts[copy.line - 1], end, region))

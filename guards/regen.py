@@ -52,13 +52,12 @@ class Rendered:
     """A region as it is and as its template renders it."""
 
     region: Region
-    edit: Edit  # replaces the body and the closing marker line
+    edit: Edit  # the body and closing marker line as rendered, replacing ``current``
     current: str  # the body and closing marker as written
-    wanted: str  # as rendered
 
     @property
     def stale(self) -> bool:
-        return self.current != self.wanted
+        return self.current != self.edit.new
 
     @property
     def edited_by_hand(self) -> bool:
@@ -119,7 +118,7 @@ def render_regions(
     starts = line_starts(compose.text) + [len(compose.text)]
     out = []
     for region in compose.regions:
-        indent = _indent(compose.lines[region.line - 1])
+        indent = indentation(compose.lines[region.line - 1])
         try:
             text = _render(compose, region, registry, templates, root)
         except GuardsError as exc:
@@ -128,9 +127,7 @@ def render_regions(
         closing = f"{indent}# <<< guards:{region.name} (checksum: {checksum(body)})"
         end = starts[region.end_line - 1] + len(compose.lines[region.end_line - 1])
         current = compose.text[region.body_start : end]
-        out.append(
-            Rendered(region, Edit(region.body_start, end, body + closing), current, body + closing)
-        )
+        out.append(Rendered(region, Edit(region.body_start, end, body + closing), current))
     return out
 
 
@@ -203,7 +200,8 @@ def _claim_lookup(registry: Registry, where: tuple[str, int]) -> Callable[[str],
     return claim
 
 
-def _indent(line: str) -> str:
+def indentation(line: str) -> str:
+    """The leading whitespace of ``line``."""
     return line[: len(line) - len(line.lstrip())]
 
 

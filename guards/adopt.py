@@ -34,6 +34,9 @@ FACTS = (
 )
 
 
+NOTHING = "nothing to adopt"  # no profile block, or one already adopted: not reported
+
+
 @dataclass(frozen=True)
 class Adopted:
     text: str  # the compose with its block as a region and the rows in x-guards
@@ -56,13 +59,18 @@ def adopt_profile(
     (``bf16`` for ``bfloat16`` agrees, and stays as written)."""
     header = compose.header
     if header.profile_line is None or not header.fields:
-        return Adopted(compose.text, True, "no profile block")
+        return Adopted(compose.text, True, NOTHING)
     if header.notes:
-        return Adopted(compose.text, True, "the block has lines that are not `Key: value` rows")
+        return Adopted(
+            compose.text,
+            True,
+            "the block has lines that are not `Key: value` rows",
+            header.profile_line,
+        )
     if compose.data != type(compose.data)() or any(
         header.profile_line in r for r in compose.regions
     ):
-        return Adopted(compose.text, True, "already adopted")
+        return Adopted(compose.text, True, NOTHING)
     knobs = _knobs(compose)
     stated = {f.key: _row_text(f) for f in header.fields}
     placed = {

@@ -236,7 +236,7 @@ def _adopt_profiles(
     root: Path, config: Path | None, paths: list[Path] | None, diff: bool, force: bool
 ) -> None:
     from . import edit
-    from .adopt import adopt_profile
+    from .adopt import NOTHING, adopt_profile
     from .compose import parse_compose
     from .regen import unified_diff
     from .rules import header_drift
@@ -259,7 +259,11 @@ def _adopt_profiles(
                 estate.root,
                 frozenset(disagreeing.get(compose.path, ())),
             )
+            if result.left == NOTHING:
+                continue
             if result.left is not None:
+                typer.echo(f"left: {compose.path}:{result.line}: {result.left}")
+                left += 1
                 continue
             new_raw = source.render(edit.line_edits(source.text, result.text))
             if diff or result.changed or not result.reproduced:

@@ -217,3 +217,16 @@ def test_adopt_on_the_real_samples_changes_no_header_line_and_writes_nothing(cap
         assert removed == [], diff.splitlines()[0]
     assert result.out.endswith("guards fix: would adopt 7 profile blocks, 1 left\n")
     assert tree_digest(sample) == before
+
+
+def test_a_block_with_lines_that_are_not_rows_is_left(capsys, tmp_path):
+    odd = PROFILED.format(ctx="262144").replace("#   Status:", "#   just words here\n#   Status:")
+    root = write(tmp_path, {"claims.yaml": CLAIMS, "composes/a.yml": odd})
+    before = tree_digest(root)
+    result = run_guards(capsys, "fix", "--adopt-profile", "--root", str(root))
+    assert (result.code, result.out) == (
+        1,
+        "left: composes/a.yml:2: the block has lines that are not `Key: value` rows\n"
+        "guards fix: adopted 0 profile blocks, 1 left\n",
+    )
+    assert tree_digest(root) == before

@@ -84,13 +84,16 @@ def apply(text: str, edits: list[Edit]) -> str:
 
 
 NAME_MAX = 255  # bytes in one file name, on every system guards runs on
+PATH_MAX = 4096  # bytes in a whole path (Linux)
 
 
 def check_path(path: Path, shown: str, line: int | None = None) -> Path:
-    """``path`` if the system can look it up at all, else GuardsError: a NUL byte or a name
-    past ``NAME_MAX`` bytes is bad input, not an internal error."""
+    """``path`` if the system can look it up at all, else GuardsError: a NUL byte, a name past
+    ``NAME_MAX`` bytes or a path past ``PATH_MAX`` is bad input, not an internal error."""
     if "\0" in str(path):
         raise GuardsError("path contains a NUL byte", shown, line)
+    if len(os.fsencode(path)) >= PATH_MAX:
+        raise GuardsError(f"path is longer than {PATH_MAX} bytes", shown, line)
     if any(len(os.fsencode(part)) > NAME_MAX for part in path.parts):
         raise GuardsError(f"path has a name longer than {NAME_MAX} bytes", shown, line)
     return path

@@ -82,7 +82,13 @@ def shown_path(config: Config, path: Path) -> str:
 def _registry(config: Config) -> tuple[Registry, str | None]:
     path = config.root / config.claims
     shown = shown_path(config, path)
-    if not check_path(path, shown, config.line_of("claims")).exists():
+    try:
+        check_path(path, shown)
+    except GuardsError as exc:
+        raise GuardsError(
+            f"`claims`: {exc.message}", config.source or shown, config.line_of("claims")
+        ) from None
+    if not path.exists():
         if config.claims_named:
             raise GuardsError(f"claims registry named by {config.source} does not exist", shown)
         from .registry import empty

@@ -597,6 +597,13 @@ def test_a_json_path_names_the_file_whatever_its_name():
         pytest.param("", ("check", "--config", "x" * 300), id="config-too-long"),
         pytest.param("", ("check", "--root", "x" * 300), id="root-too-long"),
         pytest.param("", ("check", "x" * 300), id="paths-too-long"),
+        pytest.param("", ("check", "/".join(["y" * 200] * 30)), id="paths-total-too-long"),
+        pytest.param("", ("check", "--root", "/".join(["y" * 200] * 30)), id="root-total-too-long"),
+        pytest.param(
+            'claims = "' + "/".join(["y" * 200] * 30) + '"\n',
+            ("check",),
+            id="claims-total-too-long",
+        ),
     ],
 )
 def test_a_path_the_system_refuses_is_a_located_error(config, args):

@@ -20,7 +20,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import GuardsError
+from .errors import MAX_PATH, GuardsError, printable
 
 BOM = "\ufeff"
 MAX_BYTES = 50_000_000  # the largest file read unless the config says otherwise (max-file-mb)
@@ -90,12 +90,15 @@ PATH_MAX = 4096  # bytes in a whole path (Linux)
 def check_path(path: Path, shown: str, line: int | None = None) -> Path:
     """``path`` if the system can look it up at all, else GuardsError: a NUL byte, a name past
     ``NAME_MAX`` bytes or a path past ``PATH_MAX`` is bad input, not an internal error."""
+    problem = None
     if "\0" in str(path):
-        raise GuardsError("path contains a NUL byte", shown, line)
-    if len(os.fsencode(path)) >= PATH_MAX:
-        raise GuardsError(f"path is longer than {PATH_MAX} bytes", shown, line)
-    if any(len(os.fsencode(part)) > NAME_MAX for part in path.parts):
-        raise GuardsError(f"path has a name longer than {NAME_MAX} bytes", shown, line)
+        problem = "path contains a NUL byte"
+    elif len(os.fsencode(path)) >= PATH_MAX:
+        problem = f"path is longer than {PATH_MAX} bytes"
+    elif any(len(os.fsencode(part)) > NAME_MAX for part in path.parts):
+        problem = f"path has a name longer than {NAME_MAX} bytes"
+    if problem:  # such a path names no file: it is shown cut, in JSON too
+        raise GuardsError(problem, printable(shown, MAX_PATH), line)
     return path
 
 

@@ -30,9 +30,10 @@ from .fuzz_strategies import ROOT, EstateCase
 GUARDS = ROOT / "guards"
 ERROR_PREFIX = "guards: error: "
 LINE_MAX = 1000  # characters in one line of stderr (an error quotes at most a bounded excerpt)
-# A stdout line holds a path (cut at 300), a position, a rule and a message (cut at 1,000);
-# JSON may escape some of it: anything past this is output nobody bounded.
-STDOUT_LINE_MAX = 2500
+# A stdout line holds a path, a position, a rule and a message (cut at 1,000). Text output cuts
+# the path at 300; JSON keeps it whole, and a path that names a file is under PATH_MAX (4,096
+# bytes; a longer one is refused and cut): anything past this is output nobody bounded.
+STDOUT_LINE_MAX = 4096 + 100
 BREAKS = re.compile(r"\r\n|[\n\r\x85\u2028\u2029]")
 FINDING_LINE = re.compile(r"^(?P<path>[^:\n]+):(?P<line>\d+):(?P<column>\d+): [A-Z]\d{3} ")
 ERROR_PLACE = re.compile(r"^guards: error: (?P<path>[^:\n]+?):(?P<line>\d+)(?::(?P<column>\d+))?: ")

@@ -598,6 +598,9 @@ def test_a_json_path_names_the_file_whatever_its_name():
         pytest.param("", ("check", "--root", "x" * 300), id="root-too-long"),
         pytest.param("", ("check", "x" * 300), id="paths-too-long"),
         pytest.param("", ("check", "/".join(["y" * 200] * 30)), id="paths-total-too-long"),
+        pytest.param(
+            "", ("check", "--format", "json", "/".join(["y" * 200] * 30)), id="paths-json-cut"
+        ),
         pytest.param("", ("check", "--root", "/".join(["y" * 200] * 30)), id="root-total-too-long"),
         pytest.param(
             'claims = "' + "/".join(["y" * 200] * 30) + '"\n',

@@ -56,7 +56,6 @@ if TYPE_CHECKING:
     from .markers import Citation
     from .registry import Claim
 
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 UNIT_START = re.compile(r"^\s*(?:[-*•⤷→▸]|\d+[.)])\s|^\s?(?:⚠|⭐|❌|✅|🧪|‼)")
 MIN_CORRECTIVE = 3  # distinctive replacement-only words that make a sentence a correction
 
@@ -382,7 +381,7 @@ def places(estate: Estate, claim: Claim, stale: bool = True) -> list[Place]:
 
 
 def _how(target: Compose | Note, citation: Citation) -> str:
-    if citation.in_retraction and citation.claim_id in target.retracts():
+    if citation.in_retraction and citation.claim_id in target.retracted_ids:
         return "retracts"
     return "cites in a retraction" if citation.in_retraction else "cites"
 

@@ -60,12 +60,9 @@ class Compose:
         """A retraction callout or a generated region covers ``line``."""
         return self.callout(line) is not None or any(line in r for r in self.regions)
 
-    def retracts(self) -> set[str]:
-        """Claim ids its retraction callouts cite."""
-        return self.retracted_ids
-
     @cached_property
     def retracted_ids(self) -> set[str]:
+        """Claim ids its retraction callouts cite."""
         return {claim_id for c in self.callouts for claim_id in c.marker.claim_ids}
 
 

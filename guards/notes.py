@@ -35,12 +35,9 @@ class Note:
     retractions: list[RetractionContext]
     citations: list[Citation]
 
-    def retracts(self) -> set[str]:
-        """Claim ids this note retracts: front matter ``retracts:`` plus marker citations."""
-        return self.retracted_ids
-
     @cached_property
     def retracted_ids(self) -> set[str]:
+        """Claim ids this note retracts: front matter ``retracts:`` plus marker citations."""
         ids = set(_id_list(self.front_matter.get("retracts")))
         for context in self.retractions:
             ids.update(context.marker.claim_ids)

@@ -137,7 +137,7 @@ def test_citations_with_columns(cliff):
 
 
 def test_retracts(cliff):
-    assert cliff.retracts() == {"decode-cliff-1096"}
+    assert cliff.retracted_ids == {"decode-cliff-1096"}
 
 
 # --- callouts, lists and struck text --------------------------------------------------------
@@ -214,7 +214,7 @@ def test_ceilings_citations_and_retracts(ceilings):
         Citation("drafter-depth-3", 11, 28, True),
         Citation("decode-cliff-1096", 15, 46, True),
     ]
-    assert ceilings.retracts() == {"drafter-depth-3", "decode-cliff-1096"}
+    assert ceilings.retracted_ids == {"drafter-depth-3", "decode-cliff-1096"}
     assert ceilings.front_matter == {}
 
 
@@ -242,7 +242,7 @@ def test_unstruck_wording_is_kept(stale, ceilings):
 
 def test_marker_words_without_date_are_not_contexts(stale):
     assert stale.retractions == []
-    assert stale.retracts() == set()
+    assert stale.retracted_ids == set()
 
 
 def test_longer_words_are_not_citations(stale):
@@ -307,14 +307,14 @@ def test_front_matter_ids_as_string_or_list():
         Citation("b-2", 3, 12, True, front_matter=True),
         Citation("c-3", 3, 17, True, front_matter=True),
     ]
-    assert note.retracts() == {"b-2", "c-3"}
+    assert note.retracted_ids == {"b-2", "c-3"}
     assert note.blocks[0].line_texts == ((5, "body"),)
 
 
 def test_empty_retracts_key():
     note = parse_note("---\nretracts:\n---\n", "n.md")
     assert note.citations == []
-    assert note.retracts() == set()
+    assert note.retracted_ids == set()
 
 
 def test_dots_close_front_matter():
@@ -340,14 +340,14 @@ def test_empty_file():
         [],
         [],
     )
-    assert note.retracts() == set()
+    assert note.retracted_ids == set()
 
 
 def test_only_front_matter():
     note = parse_note("---\nretracts: gone-1\n---\n", "n.md")
     assert note.blocks == [] and note.sections == []
     assert note.citations == [Citation("gone-1", 2, 11, True, front_matter=True)]
-    assert note.retracts() == {"gone-1"}
+    assert note.retracted_ids == {"gone-1"}
 
 
 def test_empty_front_matter():

@@ -55,7 +55,7 @@ def check(target: Compose | Note, context: Context) -> list[Finding] | None:
         claim = registry.get(citation.claim_id)
         if claim is None:
             continue
-        if citation.claim_id in target.retracts() and not claim.is_withdrawn:
+        if citation.claim_id in target.retracted_ids and not claim.is_withdrawn:
             findings.append(_unrecorded(target, citation, claim, registry.path))
         elif claim.is_withdrawn and not citation.in_retraction:
             findings.append(_still_cited(target, citation, claim, registry.path))

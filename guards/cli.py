@@ -112,6 +112,8 @@ def check(
     options = load_options(settings, rules)
     env = _env(env_file)
     chosen = pick(rules, _split(select) or settings.select, _split(ignore) or settings.ignore)
+    if paths and any(_affects_every_file(settings, path) for path in paths):
+        paths = None  # a new registry, config or template can change any file's result
     estate = load_estate(settings, list(paths) if paths else None, env)
     result = run(estate, chosen, options)
     for error in result.errors:
@@ -663,6 +665,20 @@ def explain(rule: str = typer.Argument(..., help="Rule id or name.")) -> None:
     if found is None:
         raise GuardsError(f"unknown rule `{rule}` (see `guards rules`)")
     typer.echo(explanation(found), nl=False)
+
+
+def _affects_every_file(settings, path: Path) -> bool:
+    """``path`` is the claims registry, the settings file or a region template."""
+    try:
+        inside = path.resolve().relative_to(settings.root.resolve()).as_posix()
+    except (ValueError, OSError):
+        return False
+    return inside in (
+        settings.claims,
+        settings.source,
+        "pyproject.toml",
+        "guards.toml",
+    ) or inside.startswith(settings.templates.rstrip("/") + "/")
 
 
 def _root(root: Path) -> Path:

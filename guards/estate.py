@@ -149,7 +149,7 @@ def _targets(
                 )
             )
         elif not _excluded(config, shown_path(config, path)):
-            _sort(config, path, True, composes, notes)
+            _sort(config, path, composes, notes)
     return list(dict.fromkeys(composes)), list(dict.fromkeys(notes))
 
 
@@ -191,14 +191,13 @@ def _discover(
     composes: list[tuple[Path, bool]] = []
     notes: list[Path] = []
     for path in _walk(config, top, estate):
-        _sort(config, path, False, composes, notes)
+        _sort(config, path, composes, notes)
     return composes, notes
 
 
-def _sort(
-    config: Config, path: Path, explicit: bool, composes: list[tuple[Path, bool]], notes: list[Path]
-) -> None:
-    kind = _kind(config, path, explicit)
+def _sort(config: Config, path: Path, composes: list[tuple[Path, bool]], notes: list[Path]) -> None:
+    """A file named or found goes where the settings' globs put it (or nowhere)."""
+    kind = _kind(config, path)
     if kind == "note":
         notes.append(path)
     elif kind is not None:
@@ -230,9 +229,9 @@ def _walk(config: Config, top: Path, estate: Estate) -> list[Path]:
     return found
 
 
-def _kind(config: Config, path: Path, explicit: bool) -> str | None:
+def _kind(config: Config, path: Path) -> str | None:
     shown = shown_path(config, path)
-    if _matches(shown, config.notes) or (explicit and path.suffix == ".md"):
+    if _matches(shown, config.notes):
         return "note"
     if path.suffix not in YAML_SUFFIXES or shown == config.claims:
         return None

@@ -6,6 +6,7 @@ could not be read or parsed (the rest is still checked); 3 an internal error (se
 
 from __future__ import annotations
 
+import os
 import sys
 import tempfile
 import traceback
@@ -97,6 +98,9 @@ def check(
     verbose: bool = typer.Option(
         False, "--verbose", "-v", help="Explain what was loaded and show hints."
     ),
+    output_file: Path | None = typer.Option(
+        None, "--output", metavar="FILE", help="Write the report to FILE, not standard output."
+    ),
 ) -> None:
     """Run the guard suite and print one line per failing check."""
     from .config import load_config
@@ -120,8 +124,27 @@ def check(
         typer.echo(f"guards: error: {error}", err=True)
     if verbose:
         _explain_load(result.remarks, estate, len(chosen))
-    typer.echo(reporter(output, verbose).render(result), nl=False)
+    report = reporter(output, verbose).render(result)
+    if output_file is None:
+        typer.echo(report, nl=False)
+    else:
+        _write_report(output_file, report, "w")
+    if output == "github" and os.environ.get("GITHUB_STEP_SUMMARY"):
+        from .report.github import step_summary
+
+        _write_report(Path(os.environ["GITHUB_STEP_SUMMARY"]), step_summary(result), "a")
     raise typer.Exit(result.exit_code)
+
+
+def _write_report(path: Path, text: str, mode: str) -> None:
+    """The report to a file (``--output``, or the step summary GitHub appends to)."""
+    try:
+        with path.open(mode, encoding="utf-8") as out:
+            out.write(text)
+    except (OSError, ValueError) as exc:
+        raise GuardsError(
+            f"cannot write the report: {getattr(exc, 'strerror', None) or exc}", str(path)
+        ) from None
 
 
 @app.command()

@@ -12,7 +12,12 @@ import importlib
 
 from ..findings import Finding, Run
 
-FORMATS = {"text": "text:TextReporter", "json": "json:JsonReporter"}
+FORMATS = {
+    "text": "text:TextReporter",
+    "json": "json:JsonReporter",
+    "github": "github:GithubReporter",
+    "gitlab": "gitlab:GitlabReporter",
+}
 
 
 class Reporter:

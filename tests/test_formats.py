@@ -1,0 +1,113 @@
+"""The `github` and `gitlab` output formats and `--output FILE`: the same findings as JSON."""
+
+import json
+
+import pytest
+
+from .cli_helpers import run_guards, tree_digest
+
+CLAIMS = """\
+claims:
+  - id: old-cliff
+    title: Decode cliff
+    status: retracted
+    retracted: 2026-09-08
+    reason: A harness artefact.
+    text: Decode collapses once accumulated context passes ~21k on the spec tiers.
+    match: ["accumulated-context decode cliff"]
+    replacement: Decode is flat with context.
+"""
+COMPOSE = (
+    "# ⚠️ ACCUMULATED-CONTEXT DECODE CLIFF: decode collapses once\n"
+    "#   accumulated context passes ~21K on the spec tiers.\n"
+    "services:\n  vllm:\n    image: vllm/vllm-openai:v0.27.1\n"
+)
+
+
+@pytest.fixture
+def small(tmp_path):
+    (tmp_path / "claims.yaml").write_text(CLAIMS, encoding="utf-8")
+    (tmp_path / "composes").mkdir()
+    (tmp_path / "composes" / "a,b:c%.yml").write_text(COMPOSE, encoding="utf-8")
+    return tmp_path
+
+
+def test_github_annotations_escape_what_the_runner_reads(capsys, small):
+    result = run_guards(capsys, "check", "--format", "github", "--select", "C001", cwd=small)
+    assert result.code == 1
+    assert result.out == (
+        "::error file=composes/a%2Cb%3Ac%25.yml,line=1,col=1,endLine=2,endColumn=55,"
+        "title=C001 stale-claim::repeats withdrawn claim old-cliff (lines 1-2), retracted "
+        "2026-09-08: A harness artefact.\n"
+        "guard suite: 0 pass / 1 fail\n"
+    )
+
+
+def test_github_step_summary_is_appended_when_the_runner_asks(capsys, small, monkeypatch):
+    summary = small / "summary.md"
+    summary.write_text("earlier step\n", encoding="utf-8")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    run_guards(capsys, "check", "--format", "github", "--select", "C001", cwd=small)
+    assert summary.read_text(encoding="utf-8") == (
+        "earlier step\n## guards\n\n**guard suite: 0 pass / 1 fail**\n\n"
+        "| Rule | Findings |\n| --- | ---: |\n| C001 stale-claim | 1 |\n"
+    )
+
+
+def test_gitlab_code_quality_keeps_fingerprints_across_line_shifts(capsys, small):
+    def gitlab():
+        return json.loads(
+            run_guards(capsys, "check", "--format", "gitlab", "--select", "C001", cwd=small).out
+        )
+
+    first = gitlab()
+    assert first == [
+        {
+            "description": "C001 repeats withdrawn claim old-cliff (lines 1-2), retracted "
+            "2026-09-08: A harness artefact.",
+            "check_name": "C001",
+            "fingerprint": first[0]["fingerprint"],
+            "severity": "major",
+            "location": {"path": "composes/a,b:c%.yml", "lines": {"begin": 1, "end": 2}},
+        }
+    ]
+    path = small / "composes" / "a,b:c%.yml"
+    path.write_text("# A new first line.\n" + COMPOSE, encoding="utf-8")
+    shifted = gitlab()
+    assert [f["fingerprint"] for f in shifted] == [f["fingerprint"] for f in first]
+    assert shifted[0]["location"]["lines"] == {"begin": 2, "end": 3}
+
+
+def test_every_format_carries_the_same_findings(capsys, incident):
+    def out(fmt):
+        return run_guards(capsys, "check", "--root", str(incident), "--format", fmt).out
+
+    text, document = out("text"), json.loads(out("json"))
+    gitlab, github = json.loads(out("gitlab")), out("github")
+    total = document["summary"]["findings"]
+    assert total == 20 == len(document["findings"]) == len(gitlab)
+    assert github.count("::error ") == total
+    assert text.endswith("guard suite: 284 pass / 20 fail\n")
+    assert github.endswith("guard suite: 284 pass / 20 fail\n")
+    assert [f["fingerprint"] for f in gitlab] == [f["fingerprint"] for f in document["findings"]]
+
+
+def test_output_writes_the_report_to_a_file(capsys, small):
+    report = small / "report.json"
+    result = run_guards(capsys, "check", "--format", "json", "--output", str(report), cwd=small)
+    assert (result.code, result.out) == (1, "")
+    document = json.loads(report.read_text(encoding="utf-8"))
+    assert [f["rule"] for f in document["findings"]] == ["C001", "S001"]
+
+
+def test_an_output_file_that_cannot_be_written_is_exit_2(capsys, small):
+    before = tree_digest(small)
+    result = run_guards(
+        capsys, "check", "--output", str(small / "no" / "such" / "r.txt"), cwd=small
+    )
+    assert result.code == 2
+    assert result.err == (
+        f"guards: error: {small / 'no' / 'such' / 'r.txt'}: cannot write the report: "
+        "No such file or directory\n"
+    )
+    assert tree_digest(small) == before

@@ -111,3 +111,22 @@ def test_an_output_file_that_cannot_be_written_is_exit_2(capsys, small):
         "No such file or directory\n"
     )
     assert tree_digest(small) == before
+
+
+@pytest.mark.parametrize("which", ["incident", "bundled"])
+def test_junit_has_one_testcase_per_check_and_the_text_totals(capsys, incident, tmp_path, which):
+    from pathlib import Path
+
+    from junitparser import Failure, JUnitXml
+
+    root = incident if which == "incident" else Path(__file__).resolve().parents[1]
+    text = run_guards(capsys, "check", "--root", str(root)).out.splitlines()[-1]
+    report = tmp_path / "junit.xml"
+    report.write_text(
+        run_guards(capsys, "check", "--root", str(root), "--format", "junit").out,
+        encoding="utf-8",
+    )
+    suite = next(iter(JUnitXml.fromfile(str(report))))
+    failed = sum(1 for case in suite if any(isinstance(r, Failure) for r in case.result))
+    assert text == f"guard suite: {suite.tests - failed} pass / {failed} fail"
+    assert suite.failures == failed

@@ -17,6 +17,7 @@ FORMATS = {
     "json": "json:JsonReporter",
     "github": "github:GithubReporter",
     "gitlab": "gitlab:GitlabReporter",
+    "junit": "junit:JunitReporter",
 }
 
 

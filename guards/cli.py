@@ -101,8 +101,13 @@ def check(
     output_file: Path | None = typer.Option(
         None, "--output", metavar="FILE", help="Write the report to FILE, not standard output."
     ),
+    statistics: bool = typer.Option(
+        False, "--statistics", help="Count the findings per rule instead of listing them."
+    ),
 ) -> None:
     """Run the guard suite and print one line per failing check."""
+    if statistics and output != "text":
+        raise GuardsError(f"--statistics is a text view; it cannot go with --format {output}")
     from .config import load_config
     from .estate import load_estate
     from .options import load_options
@@ -124,7 +129,12 @@ def check(
         typer.echo(f"guards: error: {error}", err=True)
     if verbose:
         _explain_load(result.remarks, estate, len(chosen))
-    report = reporter(output, verbose).render(result)
+    if statistics:
+        from .report.text import StatisticsReporter
+
+        report = StatisticsReporter(verbose).render(result)
+    else:
+        report = reporter(output, verbose).render(result)
     if output_file is None:
         typer.echo(report, nl=False)
     else:

@@ -130,3 +130,24 @@ def test_junit_has_one_testcase_per_check_and_the_text_totals(capsys, incident, 
     failed = sum(1 for case in suite if any(isinstance(r, Failure) for r in case.result))
     assert text == f"guard suite: {suite.tests - failed} pass / {failed} fail"
     assert suite.failures == failed
+
+
+def test_statistics_count_findings_per_rule(capsys, tmp_path):
+    (tmp_path / "claims.yaml").write_text(CLAIMS, encoding="utf-8")
+    (tmp_path / "composes").mkdir()
+    for name in ("a", "b"):
+        (tmp_path / "composes" / f"{name}.yml").write_text(COMPOSE, encoding="utf-8")
+    result = run_guards(capsys, "check", "--statistics", cwd=tmp_path)
+    assert (result.code, result.out) == (
+        1,
+        "2  C001  stale-claim\n2  S001  header-present\nguard suite: 9 pass / 4 fail\n",
+    )
+
+
+def test_statistics_with_another_format_is_a_usage_error(capsys, small):
+    result = run_guards(capsys, "check", "--statistics", "--format", "json", cwd=small)
+    assert (result.code, result.out, result.err) == (
+        2,
+        "",
+        "guards: error: --statistics is a text view; it cannot go with --format json\n",
+    )

@@ -23,3 +23,19 @@ class TextReporter(Reporter):
         plural = "s" if summary.warnings != 1 else ""
         tail = f", {summary.warnings} warning{plural}" if summary.warnings else ""
         return f"guard suite: {summary.passed} pass / {summary.failed} fail{tail}\n"
+
+
+class StatisticsReporter(TextReporter):
+    """``--statistics``: how many findings each rule has, most first, then the suite total."""
+
+    def render(self, run: Run) -> str:
+        from collections import Counter
+
+        from ..rules import all_rules
+
+        names = {rule.id: rule.name for rule in all_rules()}
+        counts = Counter(f.rule for f in run.findings)
+        rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+        width = len(str(rows[0][1])) if rows else 1
+        table = "".join(f"{n:>{width}}  {rule}  {names.get(rule, '')}\n" for rule, n in rows)
+        return table + self.finish(run)

@@ -26,6 +26,7 @@ from .errors import GuardsError
 if TYPE_CHECKING:
     from .claimscan import ClaimScan
     from .notes import Note
+    from .regen import RegionError, Rendered
     from .registry import Registry
 
 YAML_SUFFIXES = (".yml", ".yaml")
@@ -41,6 +42,7 @@ class Estate:
     notes: list[Note] = field(default_factory=list)
     errors: list[GuardsError] = field(default_factory=list)
     remarks: list[str] = field(default_factory=list)  # what --verbose explains
+    _rendered: dict[str, list[Rendered] | RegionError] = field(default_factory=dict, repr=False)
 
     @property
     def files(self) -> int:
@@ -52,6 +54,21 @@ class Estate:
         from .claimscan import ClaimScan
 
         return ClaimScan(self)
+
+    def rendered_regions(self, compose: Compose) -> list[Rendered] | RegionError:
+        """The compose's regions as its templates render them, once per compose (the region
+        guards share it); a region that cannot be rendered gives its error."""
+        cache = self._rendered
+        if compose.path not in cache:
+            from .regen import RegionError, render_regions  # jinja2 only for files with regions
+
+            try:
+                cache[compose.path] = render_regions(
+                    compose, self.registry, self.root / self.config.templates, self.root
+                )
+            except RegionError as exc:
+                cache[compose.path] = exc
+        return cache[compose.path]
 
 
 def load_estate(

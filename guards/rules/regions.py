@@ -54,25 +54,13 @@ from ..options import RuleOptions
 from . import Context, Rule
 
 if TYPE_CHECKING:
-    from ..regen import RegionError, Rendered
-
-
-def _rendered(compose: Compose, context: Context) -> list[Rendered] | RegionError:
-    from ..regen import RegionError, render_regions  # jinja2 only for files with regions
-
-    estate = context.estate
-    try:
-        return render_regions(
-            compose, estate.registry, estate.root / estate.config.templates, estate.root
-        )
-    except RegionError as exc:
-        return exc
+    from ..regen import Rendered
 
 
 def check_current(compose: Compose, context: Context) -> list[Finding] | None:
     if not compose.regions or compose.marker_problems:
         return None
-    rendered = _rendered(compose, context)
+    rendered = context.estate.rendered_regions(compose)
     if not isinstance(rendered, list):
         in_template = rendered.path != compose.path
         return [
@@ -100,7 +88,7 @@ def check_current(compose: Compose, context: Context) -> list[Finding] | None:
 def check_intact(compose: Compose, context: Context) -> list[Finding] | None:
     if not any(r.checksum for r in compose.regions) or compose.marker_problems:
         return None
-    rendered = _rendered(compose, context)
+    rendered = context.estate.rendered_regions(compose)
     if not isinstance(rendered, list):
         return []  # G001 reports it
     return [

@@ -20,7 +20,7 @@ from .compose import Compose
 from .edit import Edit, apply, line_starts
 from .engines import UNKNOWN
 from .header import HeaderField
-from .regen import regenerate
+from .regen import PROFILE_LAYOUT, regenerate
 from .registry import Registry
 from .xguards import KEY
 
@@ -91,7 +91,7 @@ def _knobs(compose: Compose) -> dict[str, str]:
     return {k: v.value for k, v in service.knobs.items() if v.value} if service else {}
 
 
-CONTINUATION = 13  # where the template puts continuation lines, after the `# `
+CONTINUATION = PROFILE_LAYOUT["value_column"]  # where the template puts continuation lines
 
 
 def _row_text(field: HeaderField) -> str:

@@ -31,6 +31,9 @@ from .errors import GuardsError
 from .registry import Claim, Registry
 
 BUILT_INS = Path(__file__).parent / "templates"
+# The profile block's layout: `  Key:` padded to KEY_WIDTH, values and their continuation lines
+# at VALUE_COLUMN (both after the `# `). Templates read them; adoption reproduces them.
+PROFILE_LAYOUT = {"key_width": 11, "value_column": 13}
 
 
 def checksum(body: str) -> str:
@@ -83,6 +86,7 @@ def environment(folder: Path | None) -> SandboxedEnvironment:
         autoescape=False,
     )
     env.filters["facts"] = facts
+    env.globals["layout"] = PROFILE_LAYOUT
     return env
 
 

@@ -38,3 +38,22 @@ def tree_digest(root: Path) -> dict[str, str]:
         for p in sorted(root.rglob("*"))
         if p.is_file() and not p.is_symlink()
     }
+
+
+# A withdrawn claim, and a stale copy of it in compose comments (lines 1-2), for the tests of
+# the commands and formats that act on stale copies.
+WITHDRAWN_CLAIM = """\
+claims:
+  - id: old-cliff
+    title: Decode cliff
+    status: retracted
+    retracted: 2026-09-08
+    reason: A harness artefact.
+    text: Decode collapses once accumulated context passes ~21k on the spec tiers.
+    match: ["accumulated-context decode cliff"]
+    replacement: Decode is flat with context.
+"""
+STALE_COPY = (
+    "# ⚠️ ACCUMULATED-CONTEXT DECODE CLIFF: decode collapses once\n"
+    "#   accumulated context passes ~21K on the spec tiers.\n"
+)

@@ -2,20 +2,10 @@
 
 import re
 
-from .cli_helpers import run_guards, tree_digest
+from .cli_helpers import WITHDRAWN_CLAIM, run_guards, tree_digest
 
 REGION = re.compile(r"^# >>> guards:claim .*?^# <<< guards:claim[^\n]*\n", re.MULTILINE | re.DOTALL)
-CLAIMS = """\
-claims:
-  - id: old-cliff
-    title: Decode cliff
-    status: retracted
-    retracted: 2026-09-08
-    reason: A harness artefact.
-    text: Decode collapses once accumulated context passes ~21k on the spec tiers.
-    match: ["accumulated-context decode cliff"]
-    replacement: Decode is flat with context.
-"""
+CLAIMS = WITHDRAWN_CLAIM
 BODY = "services:\n  vllm:\n    image: vllm/vllm-openai:v0.27.1\n"
 
 

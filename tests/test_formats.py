@@ -4,24 +4,10 @@ import json
 
 import pytest
 
-from .cli_helpers import run_guards, tree_digest
+from .cli_helpers import STALE_COPY, WITHDRAWN_CLAIM, run_guards, tree_digest
 
-CLAIMS = """\
-claims:
-  - id: old-cliff
-    title: Decode cliff
-    status: retracted
-    retracted: 2026-09-08
-    reason: A harness artefact.
-    text: Decode collapses once accumulated context passes ~21k on the spec tiers.
-    match: ["accumulated-context decode cliff"]
-    replacement: Decode is flat with context.
-"""
-COMPOSE = (
-    "# ⚠️ ACCUMULATED-CONTEXT DECODE CLIFF: decode collapses once\n"
-    "#   accumulated context passes ~21K on the spec tiers.\n"
-    "services:\n  vllm:\n    image: vllm/vllm-openai:v0.27.1\n"
-)
+CLAIMS = WITHDRAWN_CLAIM
+COMPOSE = STALE_COPY + ("services:\n  vllm:\n    image: vllm/vllm-openai:v0.27.1\n")
 
 
 @pytest.fixture

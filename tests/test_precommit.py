@@ -10,21 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from .cli_helpers import run_guards
+from .cli_helpers import STALE_COPY, WITHDRAWN_CLAIM, run_guards
 
 ROOT = Path(__file__).resolve().parents[1]
-CLAIMS = """\
-claims:
-  - id: old-cliff
-    title: Decode cliff
-    status: retracted
-    asserted: 2026-08-01
-    retracted: 2026-09-08
-    reason: A harness artefact.
-    text: Decode collapses once accumulated context passes ~21k on the spec tiers.
-    match: ["accumulated-context decode cliff"]
-    replacement: Decode is flat with context.
-"""
+CLAIMS = WITHDRAWN_CLAIM
 COMPOSE = """\
 # Profile (at-a-glance):
 #   Model:     Qwen3.8-27B (INT4)
@@ -37,10 +26,7 @@ COMPOSE = """\
     image: vllm/vllm-openai:v0.27.1
     command: [--max-model-len, "131072", --kv-cache-dtype, fp8_e4m3]
 """
-STALE = (
-    "# ⚠️ ACCUMULATED-CONTEXT DECODE CLIFF: decode collapses once\n"
-    "#   accumulated context passes ~21K on the spec tiers.\n"
-)
+STALE = STALE_COPY
 
 
 def write(root: Path, files: dict[str, str]) -> Path:

@@ -181,6 +181,15 @@ BROKEN = [
         "composes/a.yml:1: region guards:t: 'nonsense' is undefined",
     ),
     (
+        "a placeholder the body does not fill",
+        "# >>> guards:profile\n# <<< guards:profile\n"
+        "x-guards:\n  profile: {Max ctx: '{max_model_len} (native)'}\n"
+        "services:\n  s:\n    image: vllm/vllm-openai:v0.27.1\n",
+        {},
+        "composes/a.yml:1: region guards:profile: the compose sets no max_model_len for "
+        "{max_model_len}",
+    ),
+    (
         "unknown claim",
         "# >>> guards:claim kv-byts\n# <<< guards:claim\n" + BODY,
         {},

@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 from guards import edit, registry
 from guards.regen import regenerate
 
+from .cli_helpers import STALE_COPY, WITHDRAWN_CLAIM
+
 REGISTRY = registry.parse(
     "claims:\n  - id: kv-bytes\n    title: KV bytes\n    status: active\n"
     "    text: fp8 KV costs 32,768 bytes per token.\n",
@@ -100,25 +102,16 @@ def test_regen_changes_only_regions_and_is_idempotent(tmp_path_factory, text):
     assert regenerate(again.text, "c.yml", REGISTRY, None, None, force=False) == []
 
 
-WITHDRAWN = """\
-claims:
-  - id: old-cliff
-    title: Decode cliff
-    status: retracted
-    retracted: 2026-09-08
-    reason: A harness artefact.
-    text: Decode collapses once accumulated context passes ~21k on the spec tiers.
-    match: ["accumulated-context decode cliff"]
-    replacement: Decode is flat with context.
+WITHDRAWN = (
+    WITHDRAWN_CLAIM
+    + """\
   - id: kv-bytes
     title: KV bytes
     status: active
     text: fp8 KV costs 32,768 bytes per token.
 """
-COPY = (
-    "# ⚠️ ACCUMULATED-CONTEXT DECODE CLIFF: decode collapses once\n"
-    "#   accumulated context passes ~21K on the spec tiers.\n"
 )
+COPY = STALE_COPY
 
 
 @settings(

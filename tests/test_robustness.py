@@ -143,6 +143,10 @@ def test_deep_nesting_in_a_compose_is_exit_2_with_its_line(capsys, tmp_path):
         ("guards.toml", 'notes = ["../**/*.md"]\n',
          "guards.toml:1: `notes` pattern '../**/*.md' reaches outside the root; patterns are "
          "relative to it"),
+        ("guards.toml", 'claims = "claims.yaml"\ntemplates = "../shared"\n',
+         "guards.toml:2: `templates` must be a folder path inside the root"),
+        ("guards.toml", "templates = 3\n",
+         "guards.toml:1: `templates` must be a folder path inside the root"),
     ],
 )  # fmt: skip
 def test_config_of_the_wrong_shape_is_exit_2(capsys, estate, name, text, error):

@@ -36,6 +36,12 @@ def _format(value: str) -> str:
     return value
 
 
+def _color(value: str) -> str:
+    if value not in ("auto", "always", "never"):
+        raise typer.BadParameter(f"{value!r} is not one of auto, always, never")
+    return value
+
+
 def _version(value: bool) -> None:
     if value:
         from . import __version__
@@ -68,22 +74,28 @@ def _main(
     """Lint compose estates and the claims their headers and notes make."""
 
 
+PATHS_ARGUMENT = typer.Argument(
+    None,
+    metavar="PATHS",
+    help="Files or folders to check, relative to the current directory as pre-commit "
+    "passes them (default: the whole estate under --root).",
+    show_default=False,
+)
+ENV_FILE_OPTION = typer.Option(
+    None, "--env-file", metavar="FILE", help="Evaluate composes with this operator .env."
+)
+SELECT_OPTION = typer.Option(
+    None, "--select", metavar="IDS", help="Rule ids, names, prefixes or families to run."
+)
+IGNORE_OPTION = typer.Option(None, "--ignore", metavar="IDS", help="Rules to skip.")
+
+
 @app.command()
 def check(
-    paths: list[Path] | None = typer.Argument(
-        None,
-        metavar="PATHS",
-        help="Files or folders to check, relative to the current directory as pre-commit "
-        "passes them (default: the whole estate under --root).",
-        show_default=False,
-    ),
+    paths: list[Path] | None = PATHS_ARGUMENT,
     root: Path = typer.Option(Path("."), "--root", metavar="DIR", help="The estate to check."),
-    config: Path | None = typer.Option(
-        None, "--config", metavar="FILE", help="A TOML file with the settings of [tool.guards]."
-    ),
-    env_file: Path | None = typer.Option(
-        None, "--env-file", metavar="FILE", help="Evaluate composes with this operator .env."
-    ),
+    config: Path | None = CONFIG_OPTION,
+    env_file: Path | None = ENV_FILE_OPTION,
     output: str = typer.Option(
         "text",
         "--format",
@@ -91,10 +103,8 @@ def check(
         help="Output format.",
         callback=_format,
     ),
-    select: list[str] | None = typer.Option(
-        None, "--select", metavar="IDS", help="Rule ids, names, prefixes or families to run."
-    ),
-    ignore: list[str] | None = typer.Option(None, "--ignore", metavar="IDS", help="Rules to skip."),
+    select: list[str] | None = SELECT_OPTION,
+    ignore: list[str] | None = IGNORE_OPTION,
     verbose: bool = typer.Option(
         False, "--verbose", "-v", help="Explain what was loaded and show hints."
     ),
@@ -104,14 +114,93 @@ def check(
     statistics: bool = typer.Option(
         False, "--statistics", help="Count the findings per rule instead of listing them."
     ),
+    show_suppressed: bool = typer.Option(
+        False, "--show-suppressed", help="List the suppressed and baselined findings too."
+    ),
+    baseline: Path | None = typer.Option(
+        None,
+        "--baseline",
+        metavar="FILE",
+        help="Report only findings not in this baseline (see `guards baseline`).",
+    ),
+    strict_baseline: bool = typer.Option(
+        False, "--strict-baseline", help="Fail while the baseline holds entries that match nothing."
+    ),
+    color: str = typer.Option(
+        "auto",
+        "--color",
+        metavar="auto|always|never",
+        help="Colour the text output.",
+        callback=_color,
+    ),
 ) -> None:
     """Run the guard suite and print one line per failing check."""
     if statistics and output != "text":
         raise GuardsError(f"--statistics is a text view; it cannot go with --format {output}")
+    if strict_baseline and baseline is None:
+        raise GuardsError("--strict-baseline needs --baseline FILE")
+    from .report import reporter
+
+    result, estate, rule_count = _run(paths, root, config, env_file, select, ignore)
+    if baseline is not None:
+        from . import baseline as accepted
+
+        shown = str(baseline)
+        result = accepted.apply(result, accepted.load(baseline, shown), shown, strict_baseline)
+    if verbose:
+        _explain_load(result.remarks, estate, rule_count)
+    painted = color == "always" or (color == "auto" and output_file is None and _tty())
+    if statistics:
+        from .report.text import StatisticsReporter
+
+        report = StatisticsReporter(verbose, color=painted).render(result)
+    else:
+        report = reporter(output, verbose, show_suppressed, painted).render(result)
+    if output_file is None:
+        typer.echo(report, nl=False)
+    else:
+        _write_report(output_file, report, "w")
+    if output == "github" and os.environ.get("GITHUB_STEP_SUMMARY"):
+        from .report.github import step_summary
+
+        _write_report(Path(os.environ["GITHUB_STEP_SUMMARY"]), step_summary(result), "a")
+    raise typer.Exit(result.exit_code)
+
+
+@app.command("baseline")
+def write_baseline(
+    paths: list[Path] | None = PATHS_ARGUMENT,
+    root: Path = ROOT_OPTION,
+    config: Path | None = CONFIG_OPTION,
+    env_file: Path | None = ENV_FILE_OPTION,
+    select: list[str] | None = SELECT_OPTION,
+    ignore: list[str] | None = IGNORE_OPTION,
+    output_file: Path | None = typer.Option(
+        None,
+        "--output",
+        metavar="FILE",
+        help="Where to write the baseline (default: .guards-baseline.json under --root).",
+    ),
+) -> None:
+    """Record today's findings so `check --baseline FILE` reports only new ones."""
+    from . import baseline as accepted
+    from .edit import write_file
+
+    result, _, _ = _run(paths, root, config, env_file, select, ignore)
+    if result.errors:
+        raise GuardsError("inputs could not be read (above); no baseline written")
+    target = output_file if output_file is not None else root / accepted.DEFAULT
+    write_file(target, accepted.dump(result), str(target))
+    count = len(result.findings)
+    typer.echo(f"guards: {count} finding{'s' if count != 1 else ''} recorded in {target}")
+
+
+def _run(paths, root, config, env_file, select, ignore):
+    """The suite on the estate (or the named files of it): the run, the estate, the number
+    of rules; load errors are printed as they are found."""
     from .config import load_config
     from .estate import load_estate
     from .options import load_options
-    from .report import reporter
     from .rules import all_rules
     from .rules import select as pick
     from .suite import run
@@ -127,27 +216,22 @@ def check(
     result = run(estate, chosen, options)
     for error in result.errors:
         typer.echo(f"guards: error: {error}", err=True)
-    if verbose:
-        _explain_load(result.remarks, estate, len(chosen))
-    if statistics:
-        from .report.text import StatisticsReporter
+    return result, estate, len(chosen)
 
-        report = StatisticsReporter(verbose).render(result)
-    else:
-        report = reporter(output, verbose).render(result)
-    if output_file is None:
-        typer.echo(report, nl=False)
-    else:
-        _write_report(output_file, report, "w")
-    if output == "github" and os.environ.get("GITHUB_STEP_SUMMARY"):
-        from .report.github import step_summary
 
-        _write_report(Path(os.environ["GITHUB_STEP_SUMMARY"]), step_summary(result), "a")
-    raise typer.Exit(result.exit_code)
+def _tty() -> bool:
+    """Colour for a terminal, unless NO_COLOR is set (https://no-color.org) or TERM is dumb."""
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    return sys.stdout.isatty()
 
 
 def _write_report(path: Path, text: str, mode: str) -> None:
     """The report to a file (``--output``, or the step summary GitHub appends to)."""
+    if mode == "w":
+        from .edit import write_file
+
+        return write_file(path, text, str(path))
     try:
         with path.open(mode, encoding="utf-8") as out:
             out.write(text)

@@ -33,7 +33,7 @@ ALWAYS_EXCLUDED = (
     "dist",
 )
 LIST_KEYS = ("composes", "notes", "exclude", "select", "ignore", "history")
-KNOWN_KEYS = set(LIST_KEYS) | {"claims", "rules", "max-file-mb", "templates"}
+KNOWN_KEYS = set(LIST_KEYS) | {"claims", "rules", "max-file-mb", "templates", "per-path-ignores"}
 GLOB_KEYS = ("composes", "notes", "exclude", "history")
 
 
@@ -52,12 +52,21 @@ class Config:
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     rules: dict[str, dict[str, Any]] = field(default_factory=dict)
+    per_path_ignores: dict[str, Any] = field(default_factory=dict)  # checked by guards.suppress
     source: str | None = None  # the file the settings came from
     source_text: str = ""
 
     def line_of(self, key: str) -> int | None:
         """The line of the config file that sets ``key`` (for error messages)."""
         return _line_of(self.source_text, key) if self.source_text else None
+
+    def line_of_table(self, table: str, key: str) -> int | None:
+        """The line that opens ``key`` of ``table`` (``[table."key"]`` or ``"key" = {…}``)."""
+        if not self.source_text:
+            return None
+        quoted = re.compile(rf"^[^#\n]*[\"']{re.escape(key)}[\"']", re.MULTILINE)
+        match = quoted.search(self.source_text)
+        return self.source_text.count("\n", 0, match.start()) + 1 if match else self.line_of(table)
 
     def line_of_option(self, rule: str, option: str = "") -> int | None:
         """The line that sets ``option`` in the options of ``rule`` (or the table's line)."""
@@ -166,6 +175,13 @@ def _build(root: Path, table: dict[str, Any], shown: str, text: str) -> Config:
         raise GuardsError(
             "`rules` must be a table of per-rule option tables", shown, _line_of(text, "rules")
         )
+    ignores = table.get("per-path-ignores", {})
+    if not isinstance(ignores, dict):
+        raise GuardsError(
+            "`per-path-ignores` must be a table of glob = {rules, reason}",
+            shown,
+            _line_of(text, "per-path-ignores"),
+        )
     megabytes = table.get("max-file-mb", 50)
     if isinstance(megabytes, bool) or not isinstance(megabytes, int) or not 1 <= megabytes <= 4096:
         raise GuardsError(
@@ -187,6 +203,7 @@ def _build(root: Path, table: dict[str, Any], shown: str, text: str) -> Config:
         select=lists.get("select", ()),
         ignore=lists.get("ignore", ()),
         rules=rules,
+        per_path_ignores=ignores,
         source=shown,
         source_text=text,
     )

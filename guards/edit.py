@@ -173,6 +173,25 @@ def write(source: Source, new_raw: str) -> bool:
     return True
 
 
+def write_file(path: Path, text: str, shown: str) -> None:
+    """A whole file guards owns (a report, the baseline), written atomically: an existing file
+    keeps its mode, a new one gets the umask's; on an error nothing is written."""
+    check_path(path, shown)
+    target = Path(os.path.realpath(path))
+    try:
+        if target.exists() and not target.is_file():
+            raise GuardsError("not a regular file; nothing written", shown)
+        if target.exists():
+            mode = stat.S_IMODE(target.stat().st_mode)
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        _replace(target, text.encode("utf-8"), mode)
+    except OSError as exc:
+        raise GuardsError(f"cannot write: {exc.strerror or exc}; nothing written", shown) from None
+
+
 def _replace(target: Path, data: bytes, mode: int) -> None:
     handle, temp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     try:

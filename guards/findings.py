@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from .baseline import BaselineEntry
     from .errors import GuardsError
 
 
@@ -15,6 +17,16 @@ class Severity(StrEnum):
     ERROR = "error"
     WARNING = "warning"
     INFO = "info"
+
+
+@dataclass(frozen=True)
+class Waiver:
+    """Why a finding is not reported: an inline suppression, a per-path ignore in the config,
+    or an entry of the baseline."""
+
+    kind: str  # "inline" | "config" | "baseline"
+    reason: str
+    where: str  # the directive's "path:line", the config's "file:line", or the baseline file
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -33,6 +45,7 @@ class Finding:
     end_line: int = 0  # 0: the finding's own line
     end_column: int = 0  # 0: the finding's own column (a point)
     fingerprint: str = ""  # set by the runner: survives line shifts (see ``fingerprint``)
+    waiver: Waiver | None = None  # why it is not reported, when it is not
 
     def __post_init__(self) -> None:
         if not self.end_line:
@@ -78,12 +91,27 @@ def with_fingerprints(findings: list[Finding], lines: list[str] | None) -> list[
 
 @dataclass(frozen=True)
 class CheckResult:
-    """One check: one rule applied to one target. It fails when it has an error finding."""
+    """One check: one rule applied to one target. It fails when it has an error finding;
+    waived findings (suppressed or in the baseline) are kept apart and do not count."""
 
     rule: str
     target: str
     findings: tuple[Finding, ...] = field(default_factory=tuple)
     remarks: tuple[str, ...] = ()  # what the rule could not check, for --verbose
+    waived: tuple[Finding, ...] = ()
+
+    def waive(self, decide: Callable[[Finding], Waiver | None]) -> CheckResult:
+        """This result with the findings ``decide`` gives a waiver moved to ``waived``."""
+        kept, waived = [], list(self.waived)
+        for finding in self.findings:
+            waiver = decide(finding)
+            if waiver is None:
+                kept.append(finding)
+            else:
+                waived.append(replace(finding, waiver=waiver))
+        if len(kept) == len(self.findings):
+            return self
+        return replace(self, findings=tuple(kept), waived=tuple(waived))
 
     @property
     def passed(self) -> bool:
@@ -97,6 +125,8 @@ class Summary:
     files: int
     findings: int
     warnings: int
+    suppressed: int = 0
+    baselined: int = 0
 
 
 @dataclass(frozen=True)
@@ -108,21 +138,42 @@ class Run:
     rules: tuple[str, ...] = ()  # ids of the rules that ran
     files: int = 0
     remarks: tuple[str, ...] = ()  # what was loaded and what could not be checked
+    checked: frozenset[str] = frozenset()  # the paths of the files that were checked
+    baseline: str | None = None  # the baseline file the run was compared with
+    stale: tuple[BaselineEntry, ...] = ()  # its entries that no longer match a finding
+    strict_baseline: bool = False  # stale entries fail the run
 
     @property
     def findings(self) -> list[Finding]:
         return sorted((f for r in self.results for f in r.findings), key=Finding.sort_key)
 
     @property
+    def waived(self) -> list[Finding]:
+        return sorted((f for r in self.results for f in r.waived), key=Finding.sort_key)
+
+    @property
     def summary(self) -> Summary:
         failed = sum(1 for r in self.results if not r.passed)
         found = self.findings
         warnings = sum(1 for f in found if f.severity is not Severity.ERROR)
-        return Summary(len(self.results) - failed, failed, self.files, len(found), warnings)
+        kinds = [f.waiver.kind for f in self.waived if f.waiver]
+        baselined = kinds.count("baseline")
+        return Summary(
+            len(self.results) - failed,
+            failed,
+            self.files,
+            len(found),
+            warnings,
+            suppressed=len(kinds) - baselined,
+            baselined=baselined,
+        )
 
     @property
     def exit_code(self) -> int:
-        """2 when coverage was partial, 1 when a check failed, else 0."""
+        """2 when coverage was partial, 1 when a check failed (or, with a strict baseline, an
+        entry of it is stale), else 0."""
         if self.errors:
             return 2
+        if self.strict_baseline and self.stale:
+            return 1
         return 1 if any(not r.passed for r in self.results) else 0

@@ -1,15 +1,16 @@
 """Rule cases: each ``tests/rules/*.yml`` file holds cases for one rule.
 
 A case is a small estate (``files``), optional ``[rules.*]`` tables (``options``), an optional
-operator ``.env`` overlay (``env``), and what ``guards check --verbose --select RULE`` prints
-for it (``expect``): every finding with path, line, column, message and hint, then the suite
-total. ``remarks`` lists what the rule said it could not check (default: nothing), ``errors``
+operator ``.env`` overlay (``env``), other rules to run beside it (``select``, for a rule that
+judges the others' results), and what ``guards check --verbose --select RULE`` prints for it
+(``expect``): every finding with path, line, column, message and hint, then the suite total. ``remarks`` lists what the rule said it could not check (default: nothing), ``errors``
 the inputs that could not be loaded (default: none).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,8 @@ from guards.rules import all_rules, find
 from guards.suite import run
 
 HERE = Path(__file__).parent / "rules"
-CASE_KEYS = {"name", "files", "options", "env", "expect", "remarks", "errors"}
+TODAY = date(2026, 11, 30)  # what the cases' `until=` dates are read against
+CASE_KEYS = {"name", "files", "options", "env", "select", "expect", "remarks", "errors"}
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,7 @@ class Case:
     expect: str
     options: dict[str, Any] = field(default_factory=dict)
     env: dict[str, str] | None = None
+    select: list[str] = field(default_factory=list)
     remarks: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
@@ -62,10 +65,11 @@ def check(
     root: Path,
     options: dict[str, Any] | None = None,
     env: dict[str, str] | None = None,
+    also: list[str] | None = None,
+    today: date | None = None,
 ) -> tuple[Run, list[str]]:
-    """Write ``files`` under ``root``, load them as an estate and run one rule on it.
-
-    Returns the run and the load errors."""
+    """Write ``files`` under ``root``, load them as an estate and run one rule on it (and the
+    rules in ``also``). Returns the run and the load errors."""
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text, encoding="utf-8")
@@ -78,13 +82,14 @@ def check(
     rules = all_rules()
     settings = load_options(config, rules)
     estate = load_estate(config, env=env)
-    rule = find(rules, rule_id)
-    assert rule is not None, f"no rule {rule_id}"
-    return run(estate, [rule], settings), [str(error) for error in estate.errors]
+    chosen = [find(rules, name) for name in [rule_id, *(also or [])]]
+    assert None not in chosen, f"no rule among {rule_id}, {also}"
+    picked = [rule for rule in rules if rule in chosen]
+    return run(estate, picked, settings, today), [str(error) for error in estate.errors]
 
 
 def outcome(case: Case, root: Path) -> tuple[str, list[str], list[str]]:
     """What the user sees for a case: the text output, the rule's remarks, the load errors."""
-    result, errors = check(case.rule, case.files, root, case.options, case.env)
+    result, errors = check(case.rule, case.files, root, case.options, case.env, case.select, TODAY)
     remarks = [r for r in result.remarks if r.startswith(f"{case.rule} ")]
     return TextReporter(verbose=True).render(result), remarks, errors

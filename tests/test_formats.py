@@ -93,8 +93,8 @@ def test_an_output_file_that_cannot_be_written_is_exit_2(capsys, small):
     )
     assert result.code == 2
     assert result.err == (
-        f"guards: error: {small / 'no' / 'such' / 'r.txt'}: cannot write the report: "
-        "No such file or directory\n"
+        f"guards: error: {small / 'no' / 'such' / 'r.txt'}: cannot write: "
+        "No such file or directory; nothing written\n"
     )
     assert tree_digest(small) == before
 

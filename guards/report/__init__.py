@@ -23,16 +23,27 @@ FORMATS = {
 
 class Reporter:
     """Renders a run to a string. ``verbose`` asks for hints and remarks where the format has
-    room for them."""
+    room for them; ``show_waived`` for the suppressed and baselined findings too (each carries
+    its ``waiver``)."""
 
-    def __init__(self, verbose: bool = False) -> None:
+    def __init__(
+        self, verbose: bool = False, show_waived: bool = False, color: bool = False
+    ) -> None:
         self.verbose = verbose
+        self.show_waived = show_waived
+        self.color = color  # ANSI colour, for a terminal (only the text format has any)
 
     def render(self, run: Run) -> str:
         parts = [self.start(run)]
-        parts += [self.finding(f) for f in run.findings]
+        parts += [self.finding(f) for f in self.shown(run)]
         parts.append(self.finish(run))
         return "".join(parts)
+
+    def shown(self, run: Run) -> list[Finding]:
+        """The findings to list: the reported ones, and the waived ones when asked for."""
+        if not self.show_waived:
+            return run.findings
+        return sorted(run.findings + run.waived, key=Finding.sort_key)
 
     def start(self, run: Run) -> str:
         return ""
@@ -44,7 +55,9 @@ class Reporter:
         return ""
 
 
-def reporter(name: str, verbose: bool = False) -> Reporter:
+def reporter(
+    name: str, verbose: bool = False, show_waived: bool = False, color: bool = False
+) -> Reporter:
     module, _, cls = FORMATS[name].partition(":")
     found: type[Reporter] = getattr(importlib.import_module(f"{__name__}.{module}"), cls)
-    return found(verbose)
+    return found(verbose, show_waived, color)

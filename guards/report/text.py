@@ -3,26 +3,78 @@
 from __future__ import annotations
 
 from ..errors import MAX_PATH, printable
-from ..findings import Finding, Run, Severity
+from ..findings import Finding, Run, Severity, Summary, Waiver
 from . import Reporter
 
 
 class TextReporter(Reporter):
+    """``path:line:col: RULE message`` (a form terminals and editors make clickable), the hint
+    under it with ``--verbose``, and the summary; in colour when ``color`` is set."""
+
     def finding(self, finding: Finding) -> str:
-        level = "" if finding.severity is Severity.ERROR else f"[{finding.severity}] "
-        line = (
-            f"{printable(finding.path, MAX_PATH)}:{finding.line}:{finding.column}: {finding.rule} {level}"
-            f"{finding.message}\n"
+        paint = self.paint
+        if finding.waiver is not None:
+            level, tone = f"[{WAIVED[finding.waiver.kind]}] ", DIM
+        elif finding.severity is Severity.ERROR:
+            level, tone = "", RED
+        else:
+            level, tone = f"[{finding.severity}] ", YELLOW
+        where = paint(printable(finding.path, MAX_PATH), BOLD) + paint(
+            f":{finding.line}:{finding.column}:", DIM
         )
+        line = f"{where} {paint(finding.rule, tone, BOLD)} {paint(level, tone)}{finding.message}\n"
+        if finding.waiver is not None:
+            line += paint(f"    {waiver_text(finding.waiver)}", DIM) + "\n"
         if self.verbose and finding.hint:
-            line += f"    hint: {finding.hint}\n"
+            line += f"    {paint('hint:', CYAN)} {finding.hint}\n"
         return line
 
     def finish(self, run: Run) -> str:
         summary = run.summary
-        plural = "s" if summary.warnings != 1 else ""
-        tail = f", {summary.warnings} warning{plural}" if summary.warnings else ""
-        return f"guard suite: {summary.passed} pass / {summary.failed} fail{tail}\n"
+        tone = RED if summary.failed or (run.strict_baseline and run.stale) else GREEN
+        return stale_lines(run) + self.paint(summary_line(summary), tone, BOLD) + "\n"
+
+    def paint(self, text: str, *styles: str) -> str:
+        return f"\x1b[{';'.join(styles)}m{text}\x1b[0m" if self.color and text else text
+
+
+BOLD, DIM, RED, GREEN, YELLOW, CYAN = "1", "2", "31", "32", "33", "36"
+WAIVED = {"inline": "suppressed", "config": "suppressed", "baseline": "baselined"}
+
+
+def waiver_text(waiver: Waiver) -> str:
+    if waiver.kind == "baseline":
+        return f"in the baseline {printable(waiver.where, MAX_PATH)}"
+    return f"suppressed at {printable(waiver.where, MAX_PATH)}: {waiver.reason}"
+
+
+def summary_line(summary: Summary) -> str:
+    """``guard suite: N pass / M fail``, then the warnings, suppressed and baselined counts
+    that are not zero."""
+    tail = ""
+    if summary.warnings:
+        tail += f", {summary.warnings} warning{'s' if summary.warnings != 1 else ''}"
+    if summary.suppressed:
+        tail += f", {summary.suppressed} suppressed"
+    if summary.baselined:
+        tail += f", {summary.baselined} baselined"
+    return f"guard suite: {summary.passed} pass / {summary.failed} fail{tail}"
+
+
+def stale_lines(run: Run) -> str:
+    """The baseline entries that no longer match a finding, so the baseline can shrink."""
+    if not run.stale:
+        return ""
+    count = f"{len(run.stale)} entr{'y' if len(run.stale) == 1 else 'ies'}"
+    strict = ", failing the run (--strict-baseline)" if run.strict_baseline else ""
+    head = (
+        f"{printable(run.baseline or 'baseline', MAX_PATH)}: {count} no longer match a finding"
+        f"{strict}; rewrite it with `guards baseline`\n"
+    )
+    return head + "".join(
+        f"  {printable(e.path, MAX_PATH)}:{e.line}: {e.rule} {printable(e.message, 200)}\n"
+        for e in run.stale
+    )
 
 
 class StatisticsReporter(TextReporter):

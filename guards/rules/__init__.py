@@ -11,10 +11,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import date
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ..errors import MAX_PATH, GuardsError, printable
-from ..findings import Finding, Severity
+from ..findings import CheckResult, Finding, Severity
 from ..options import RuleOptions
 
 if TYPE_CHECKING:
@@ -28,13 +29,14 @@ OptionsT = TypeVar("OptionsT", bound=RuleOptions)
 class Rule(Generic[OptionsT]):
     id: str
     name: str
-    family: str  # "schema" | "claims" | "knobs" | "drift" | "regen"
+    family: str  # "schema" | "claims" | "knobs" | "drift" | "regen" | "suppressions"
     targets: tuple[str, ...]  # any of "compose", "note", "claim"
     severity: Severity
     summary: str
     check: Callable[[Any, Context], Iterable[Finding] | None]
     doc: str
     options: type[OptionsT] = RuleOptions  # type: ignore[assignment]
+    after_others: bool = False  # judges the other rules' results: runs after them
 
     def at(
         self,
@@ -75,6 +77,9 @@ class Context:
     estate: Estate
     settings: Mapping[str, RuleOptions] = field(default_factory=dict)
     remarks: list[str] = field(default_factory=list)
+    today: date = field(default_factory=date.today)  # what `until=` dates are read against
+    earlier: tuple[CheckResult, ...] = ()  # the other rules' results, for an after_others rule
+    ran: frozenset[str] = frozenset()  # the ids of every rule in the run
 
     def options(self, rule: Rule[OptionsT]) -> OptionsT:
         found = self.settings.get(rule.id)
@@ -124,6 +129,7 @@ def all_rules() -> list[Rule]:
         retraction_incomplete,
         stale_claim,
         status_enum,
+        suppressions,
         unknown_claim,
         utilisation_ceiling,
     )
@@ -148,6 +154,10 @@ def all_rules() -> list[Rule]:
         regions.CURRENT,
         regions.INTACT,
         regions.MARKERS,
+        suppressions.UNUSED,
+        suppressions.REASON,
+        suppressions.INVALID,
+        suppressions.EXPIRED,
     ]
 
 

@@ -1,0 +1,272 @@
+"""X001 unused-suppression: every suppression still waives a finding.
+
+Why: a ``guards: ignore[RULE]`` directive outlives the finding it was written for — the knob
+was fixed, the copy rewritten — and then silently waives the next, unrelated finding on that
+line. A directive naming a rule that ran and found nothing on its line or the line below is
+dead; remove it (or the rule id). Rules that did not run (``--select``) are not judged.
+
+Bad:
+    services:
+      vllm:
+        image: vllm/vllm-openai:v0.27.1
+        command:
+          - --gpu-memory-utilization
+          - "0.90"  # guards: ignore[K001] verified on the 24 GB cards (#412)
+
+Finds:
+    composes/example.yml:6:17: X001 suppression of K001 waives no finding
+
+Good:
+    services:
+      vllm:
+        image: vllm/vllm-openai:v0.27.1
+        command:
+          - --gpu-memory-utilization
+          - "0.90"
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..config import Config
+from ..findings import Finding, Severity
+from ..notes import Note
+from ..options import RuleOptions
+from ..suppress import Directive, directives, path_ignores
+from . import Context, Rule
+
+
+def _directives(target: Any) -> list[Directive]:
+    return directives(target.lines, markdown=isinstance(target, Note))
+
+
+def _about(directive: Directive) -> str:
+    return f"suppression of {', '.join(directive.rules)}"
+
+
+def check_unused(target: Any, context: Context) -> list[Finding] | None:
+    found = [d for d in _directives(target) if d.applies(context.today)]
+    if not found:
+        return None
+    used: dict[str, set[str]] = {}
+    for result in context.earlier:
+        for finding in result.waived:
+            if finding.path == target.path and finding.waiver and finding.waiver.kind == "inline":
+                used.setdefault(finding.waiver.where, set()).add(finding.rule)
+    findings = []
+    for directive in found:
+        spent = used.get(f"{target.path}:{directive.line}", set())
+        idle = [rule for rule in directive.rules if rule in context.ran and rule not in spent]
+        if not idle:
+            continue
+        what = (
+            _about(directive)
+            if idle == list(directive.rules)
+            else f"`{', '.join(idle)}` in this suppression"
+        )
+        findings.append(
+            UNUSED.at(
+                target.path,
+                directive.line,
+                directive.column,
+                f"{what} waives no finding",
+                hint="the finding it was written for is gone: remove the directive (or the rule id)",
+            )
+        )
+    return findings
+
+
+REASON_DOC = """X002 suppression-reason: every suppression says why.
+
+Why: a waived finding is a judgement someone made; the next maintainer needs to know what it
+was to tell whether it still holds. A directive with no reason after its bracket is not
+applied — the finding stays — and is reported here.
+
+Bad:
+    services:
+      vllm:
+        image: vllm/vllm-openai:v0.27.1
+        command:
+          - --max-num-seqs  # guards: ignore[K002]
+          - "64"
+
+Finds:
+    composes/example.yml:5:25: X002 suppression of K002 gives no reason, so it is not applied
+
+Good:
+    services:
+      vllm:
+        image: vllm/vllm-openai:v0.27.1
+        command:
+          - --max-num-seqs  # guards: ignore[K002] a cap for bursts, not a reservation (#412)
+          - "64"
+"""
+
+
+def check_reason(target: Any, context: Context) -> list[Finding] | None:
+    found = _directives(target)
+    if not found:
+        return None
+    return [
+        REASON.at(
+            target.path,
+            d.line,
+            d.column,
+            f"{_about(d)} gives no reason, so it is not applied",
+            hint="say why after the bracket: `guards: ignore[RULE] why this finding is accepted`",
+        )
+        for d in found
+        if d.problem is None and not d.reason
+    ]
+
+
+INVALID_DOC = """X003 invalid-suppression: every `guards:` comment is a directive guards can read.
+
+Why: a directive with a typo — an unknown rule id, a misspelt ``ignore``, an ``until=`` that is
+not a date — waives nothing, while its author believes it does. It is reported here instead
+of being skipped in silence. X001 cannot be named in a directive: it judges them.
+
+Bad:
+    services:
+      vllm:
+        image: vllm/vllm-openai:v0.27.1
+        command:
+          - --max-num-seqs  # guards: ignore[K020] a cap for bursts (#412)
+          - "64"
+
+Finds:
+    composes/example.yml:5:25: X003 unknown rule `K020` (see `guards rules`); the directive is not applied
+
+Good:
+    services:
+      vllm:
+        image: vllm/vllm-openai:v0.27.1
+        command:
+          - --max-num-seqs  # guards: ignore[K002] a cap for bursts (#412)
+          - "64"
+"""
+
+
+def check_invalid(target: Any, context: Context) -> list[Finding] | None:
+    found = _directives(target)
+    if not found:
+        return None
+    return [
+        INVALID.at(
+            target.path,
+            d.line,
+            d.column,
+            f"{d.problem}; the directive is not applied",
+            hint="write `guards: ignore[RULE] reason`, optionally with `until=YYYY-MM-DD`",
+        )
+        for d in found
+        if d.problem is not None
+    ]
+
+
+EXPIRED_DOC = """X004 expired-suppression: no suppression is past its `until=` date.
+
+Why: ``until=YYYY-MM-DD`` is a promise to look again — the upstream fix lands, the benchmark
+is re-run. After that day the directive (or ``per-path-ignores`` entry) no longer applies, the
+finding it waived is reported again, and this rule says which promise came due.
+
+Bad:
+    services:
+      vllm:
+        image: vllm/vllm-openai:v0.27.1
+        command:
+          - --max-num-seqs  # guards: ignore[K002] until the 0.28 pool fix until=2001-01-31
+          - "64"
+
+Finds:
+    composes/example.yml:5:25: X004 suppression of K002 expired on 2001-01-31; the finding is reported again
+
+Good:
+    services:
+      vllm:
+        image: vllm/vllm-openai:v0.27.1
+        command:
+          - --max-num-seqs  # guards: ignore[K002] until the 0.28 pool fix until=2999-01-31
+          - "64"
+"""
+
+
+def check_expired(target: Any, context: Context) -> list[Finding] | None:
+    if isinstance(target, Config):
+        return _expired_ignores(target, context)
+    found = [d for d in _directives(target) if d.problem is None and d.until is not None]
+    if not found:
+        return None
+    return [
+        EXPIRED.at(
+            target.path,
+            d.line,
+            d.column,
+            f"{_about(d)} expired on {d.until}; the finding is reported again",
+            hint="fix the finding, or renew the date with what was learnt",
+        )
+        for d in found
+        if d.expired(context.today)
+    ]
+
+
+def _expired_ignores(config: Config, context: Context) -> list[Finding] | None:
+    dated = [entry for entry in path_ignores(config) if entry.until is not None]
+    if not dated or config.source is None:
+        return None
+    return [
+        EXPIRED.at(
+            config.source,
+            entry.line or 1,
+            1,
+            f"per-path ignore of {', '.join(entry.rules)} for {entry.pattern!r} expired on "
+            f"{entry.until}; its findings are reported again",
+            hint="fix the findings, or renew the date with what was learnt",
+        )
+        for entry in dated
+        if entry.until is not None and entry.until < context.today
+    ]
+
+
+UNUSED: Rule[RuleOptions] = Rule(
+    "X001",
+    "unused-suppression",
+    "suppressions",
+    ("compose", "note"),
+    Severity.ERROR,
+    "Every suppression still waives a finding.",
+    check_unused,
+    __doc__,
+    after_others=True,
+)
+REASON: Rule[RuleOptions] = Rule(
+    "X002",
+    "suppression-reason",
+    "suppressions",
+    ("compose", "note"),
+    Severity.ERROR,
+    "Every suppression says why.",
+    check_reason,
+    REASON_DOC,
+)
+INVALID: Rule[RuleOptions] = Rule(
+    "X003",
+    "invalid-suppression",
+    "suppressions",
+    ("compose", "note"),
+    Severity.ERROR,
+    "Every `guards:` comment is a directive guards can read.",
+    check_invalid,
+    INVALID_DOC,
+)
+EXPIRED: Rule[RuleOptions] = Rule(
+    "X004",
+    "expired-suppression",
+    "suppressions",
+    ("compose", "note", "config"),
+    Severity.ERROR,
+    "No suppression is past its `until=` date.",
+    check_expired,
+    EXPIRED_DOC,
+)

@@ -33,7 +33,14 @@ ALWAYS_EXCLUDED = (
     "dist",
 )
 LIST_KEYS = ("composes", "notes", "exclude", "select", "ignore", "history")
-KNOWN_KEYS = set(LIST_KEYS) | {"claims", "rules", "max-file-mb", "templates", "per-path-ignores"}
+KNOWN_KEYS = set(LIST_KEYS) | {
+    "claims",
+    "rules",
+    "max-file-mb",
+    "templates",
+    "per-path-ignores",
+    "rules-url",
+}
 GLOB_KEYS = ("composes", "notes", "exclude", "history")
 
 
@@ -53,6 +60,7 @@ class Config:
     ignore: tuple[str, ...] = ()
     rules: dict[str, dict[str, Any]] = field(default_factory=dict)
     per_path_ignores: dict[str, Any] = field(default_factory=dict)  # checked by guards.suppress
+    rules_url: str | None = None  # where the team publishes the rules reference (SARIF links)
     source: str | None = None  # the file the settings came from
     source_text: str = ""
 
@@ -182,6 +190,15 @@ def _build(root: Path, table: dict[str, Any], shown: str, text: str) -> Config:
             shown,
             _line_of(text, "per-path-ignores"),
         )
+    rules_url = table.get("rules-url")
+    if rules_url is not None and (
+        not isinstance(rules_url, str) or not re.fullmatch(r"https?://[^\s#]+", rules_url)
+    ):
+        raise GuardsError(
+            "`rules-url` must be an http(s) URL without a #fragment",
+            shown,
+            _line_of(text, "rules-url"),
+        )
     megabytes = table.get("max-file-mb", 50)
     if isinstance(megabytes, bool) or not isinstance(megabytes, int) or not 1 <= megabytes <= 4096:
         raise GuardsError(
@@ -204,6 +221,7 @@ def _build(root: Path, table: dict[str, Any], shown: str, text: str) -> Config:
         ignore=lists.get("ignore", ()),
         rules=rules,
         per_path_ignores=ignores,
+        rules_url=rules_url,
         source=shown,
         source_text=text,
     )

@@ -26,7 +26,12 @@ class Waiver:
 
     kind: str  # "inline" | "config" | "baseline"
     reason: str
-    where: str  # the directive's "path:line", the config's "file:line", or the baseline file
+    path: str  # the file holding the directive, the config or the baseline
+    line: int | None = None
+
+    @property
+    def where(self) -> str:
+        return f"{self.path}:{self.line}" if self.line else self.path
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -139,6 +144,7 @@ class Run:
     files: int = 0
     remarks: tuple[str, ...] = ()  # what was loaded and what could not be checked
     checked: frozenset[str] = frozenset()  # the paths of the files that were checked
+    rules_url: str | None = None  # where the rules reference is published (`rules-url`)
     baseline: str | None = None  # the baseline file the run was compared with
     stale: tuple[BaselineEntry, ...] = ()  # its entries that no longer match a finding
     strict_baseline: bool = False  # stale entries fail the run

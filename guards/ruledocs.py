@@ -44,11 +44,11 @@ def markdown(rules: list[Rule]) -> str:
         for r in rules
     ]
     for rule in rules:
-        out += ["", f"## {rule.id} {rule.name}", "", *_body(rule)]
+        out += ["", f"## {rule.id} {rule.name}", "", *body(rule)]
     return "\n".join(out) + "\n"
 
 
-def _body(rule: Rule) -> list[str]:
+def body(rule: Rule) -> list[str]:
     """Docstring sections as markdown: prose stays prose, examples become code blocks."""
     doc = rule.doc.strip().split("\n", 1)[1].strip() if "\n" in rule.doc.strip() else ""
     out: list[str] = []

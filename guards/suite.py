@@ -43,6 +43,7 @@ def run(
         estate.files,
         tuple(remarks),
         frozenset(_checked(estate)),
+        rules_url=estate.config.rules_url,
     )
 
 

@@ -181,7 +181,7 @@ def _inline(finding: Finding, by_line: dict[int, list[Directive]], today: date) 
     for line in (finding.line, finding.line - 1):
         for directive in by_line.get(line, ()):
             if finding.rule in directive.rules and directive.applies(today):
-                return Waiver("inline", directive.reason, f"{finding.path}:{directive.line}")
+                return Waiver("inline", directive.reason, finding.path, directive.line)
     return None
 
 
@@ -193,8 +193,7 @@ def _by_path(
     for entry in ignores:
         expired = entry.until is not None and entry.until < today
         if finding.rule in entry.rules and not expired and glob_match(finding.path, entry.pattern):
-            where = f"{config.source}:{entry.line}" if entry.line else str(config.source)
-            return Waiver("config", entry.reason, where)
+            return Waiver("config", entry.reason, str(config.source), entry.line)
     return None
 
 

@@ -18,6 +18,7 @@ FORMATS = {
     "github": "github:GithubReporter",
     "gitlab": "gitlab:GitlabReporter",
     "junit": "junit:JunitReporter",
+    "sarif": "sarif:SarifReporter",
 }
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 
 from ..findings import Finding, Run
 from . import Reporter
@@ -10,6 +11,7 @@ from . import Reporter
 
 class JsonReporter(Reporter):
     def render(self, run: Run) -> str:
+        document: dict[str, object]
         summary = run.summary
         document = {
             "version": 1,
@@ -19,6 +21,8 @@ class JsonReporter(Reporter):
                 "files": summary.files,
                 "findings": summary.findings,
                 "warnings": summary.warnings,
+                "suppressed": summary.suppressed,
+                "baselined": summary.baselined,
             },
             "findings": [_finding(f) for f in run.findings],
             "errors": [
@@ -26,6 +30,22 @@ class JsonReporter(Reporter):
                 for e in run.errors
             ],
         }
+        if self.show_waived:
+            document["waived"] = [_finding(f) for f in run.waived]
+        if run.baseline is not None:
+            document["baseline"] = {
+                "path": run.baseline,
+                "stale": [
+                    {
+                        "fingerprint": e.fingerprint,
+                        "rule": e.rule,
+                        "path": e.path,
+                        "line": e.line,
+                        "message": e.message,
+                    }
+                    for e in run.stale
+                ],
+            }
         return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -43,4 +63,5 @@ def _finding(f: Finding) -> dict:
         "claim": f.claim,
         "knob": f.knob,
         "fingerprint": f.fingerprint,
+        **({"waiver": asdict(f.waiver)} if f.waiver else {}),
     }

@@ -1,0 +1,131 @@
+"""SARIF 2.1.0 output: one run, every rule that ran as a ``reportingDescriptor`` (summary, the
+full ``guards explain`` text as help, a ``helpUri`` into the rules reference), and one result
+per finding with its region (start and end line and column) and its fingerprint.
+
+Suppressed and baselined findings are included with a ``suppressions`` entry (``inSource`` for
+a directive, ``external`` for the config or the baseline) and its justification, as SARIF
+expects, so code scanning closes their alerts instead of losing track of them. Inputs that
+could not be read are ``toolExecutionNotifications`` and make ``executionSuccessful`` false.
+
+The help link is ``rules-url`` from the config when set (where the team publishes the
+reference), else the reference shipped inside the package (``guards/rules.md``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from urllib.parse import quote
+
+from .. import __version__
+from ..findings import Finding, Run, Severity
+from ..rules import Rule, all_rules
+from . import Reporter
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+SUPPRESSION = {"inline": "inSource", "config": "external", "baseline": "external"}
+
+
+class SarifReporter(Reporter):
+    def render(self, run: Run) -> str:
+        rules = [rule for rule in all_rules() if rule.id in run.rules]
+        index = {rule.id: i for i, rule in enumerate(rules)}
+        base = run.rules_url or Path(__file__).resolve().parents[1].joinpath("rules.md").as_uri()
+        shown = sorted(run.findings + run.waived, key=Finding.sort_key)
+        results = [_result(f, index) for f in shown]
+        document = {
+            "$schema": SCHEMA,
+            "version": "2.1.0",
+            "runs": [
+                {
+                    "tool": {
+                        "driver": {
+                            "name": "guards",
+                            "version": __version__,
+                            "semanticVersion": __version__,
+                            "rules": [_descriptor(rule, base) for rule in rules],
+                        }
+                    },
+                    "invocations": [_invocation(run)],
+                    "columnKind": "unicodeCodePoints",
+                    "results": results,
+                }
+            ],
+        }
+        return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def _descriptor(rule: Rule, base: str) -> dict:
+    from ..ruledocs import body, explain
+
+    return {
+        "id": rule.id,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": _why(rule)},
+        "help": {"text": explain(rule), "markdown": "\n".join(body(rule))},
+        "helpUri": f"{base}#{rule.id.lower()}-{rule.name}",
+        "defaultConfiguration": {"level": LEVELS[rule.severity]},
+        "properties": {"tags": [rule.family]},
+    }
+
+
+def _why(rule: Rule) -> str:
+    doc = rule.doc.strip()
+    start = doc.find("Why:")
+    end = doc.find("\nBad:")
+    return " ".join(doc[start + 4 : end].split()) if 0 <= start < end else rule.summary
+
+
+def _result(finding: Finding, index: dict[str, int]) -> dict:
+    message = finding.message + (f"\nhint: {finding.hint}" if finding.hint else "")
+    result: dict = {
+        "ruleId": finding.rule,
+        "level": LEVELS[finding.severity],
+        "message": {"text": message},
+        "locations": [
+            _location(
+                finding.path,
+                finding.line,
+                startColumn=finding.column,
+                endLine=finding.end_line,
+                endColumn=finding.end_column,
+            )
+        ],
+        "partialFingerprints": {"guards/v1": finding.fingerprint},
+    }
+    if finding.rule in index:
+        result["ruleIndex"] = index[finding.rule]
+    if finding.waiver is not None:
+        result["suppressions"] = [
+            {
+                "kind": SUPPRESSION[finding.waiver.kind],
+                "justification": finding.waiver.reason,
+                "location": _location(finding.waiver.path, finding.waiver.line),
+            }
+        ]
+    return result
+
+
+def _invocation(run: Run) -> dict:
+    notes = [
+        {
+            "level": "error",
+            "message": {"text": error.message},
+            **({"locations": [_location(error.path, error.line)]} if error.path else {}),
+        }
+        for error in run.errors
+    ]
+    invocation: dict = {"executionSuccessful": not run.errors, "exitCode": run.exit_code}
+    if notes:
+        invocation["toolExecutionNotifications"] = notes
+    return invocation
+
+
+def _location(path: str, line: int | None, **region: int) -> dict:
+    """A physical location: the path relative to the checked root, and the lines (1-based)."""
+    physical: dict = {"artifactLocation": {"uri": quote(path), "uriBaseId": "%SRCROOT%"}}
+    if line:
+        physical["region"] = {"startLine": line, **region}
+    return {"physicalLocation": physical}

@@ -157,7 +157,7 @@ def check(
     else:
         report = reporter(output, verbose, show_suppressed, painted).render(result)
     if output_file is None:
-        typer.echo(report, nl=False)
+        typer.echo(report, nl=False, color=painted)  # click strips ANSI off a pipe unless told
     else:
         _write_report(output_file, report, "w")
     if output == "github" and os.environ.get("GITHUB_STEP_SUMMARY"):
@@ -770,6 +770,14 @@ def list_rules(
     family = max(len(r.family) for r in rules)
     for rule in rules:
         typer.echo(f"{rule.id}  {rule.name:<{name}}  {rule.family:<{family}}  {rule.summary}")
+
+
+@app.command("schema")
+def print_schema() -> None:
+    """Print the JSON schema of the settings, for an editor to validate them."""
+    from .schema import text
+
+    typer.echo(text(), nl=False)
 
 
 @app.command()

@@ -46,7 +46,8 @@ def test_json_output_follows_the_contract(capsys):
     assert result.code == 1
     assert document["version"] == 1
     assert document["summary"] == {
-        "pass": 10, "fail": 7, "files": 5, "findings": 8, "warnings": 0
+        "pass": 10, "fail": 7, "files": 5, "findings": 8, "warnings": 0,
+        "suppressed": 0, "baselined": 0,
     }  # fmt: skip
     first = document["findings"][0]
     assert first == {

@@ -137,3 +137,65 @@ def test_statistics_with_another_format_is_a_usage_error(capsys, small):
         "",
         "guards: error: --statistics is a text view; it cannot go with --format json\n",
     )
+
+
+def test_colour_when_asked_marks_path_rule_and_summary(capsys, small):
+    result = run_guards(capsys, "check", "--select", "C001", "--color", "always", cwd=small)
+    assert result.out == (
+        "\x1b[1mcomposes/a,b:c%.yml\x1b[0m\x1b[2m:1:1:\x1b[0m \x1b[31;1mC001\x1b[0m repeats "
+        "withdrawn claim old-cliff (lines 1-2), retracted 2026-09-08: A harness artefact.\n"
+        "\x1b[31;1mguard suite: 0 pass / 1 fail\x1b[0m\n"
+    )
+    plain = run_guards(capsys, "check", "--select", "C001", "--color", "never", cwd=small)
+    assert "\x1b" not in plain.out
+
+
+def test_colour_bad_value_is_a_usage_error(capsys, small):
+    result = run_guards(capsys, "check", "--color", "sometimes", cwd=small)
+    assert result.code == 2
+    assert result.err.startswith("guards: error: Invalid value for '--color': 'sometimes' is not")
+
+
+def on_a_terminal(root, env_extra):
+    """``guards check`` with its standard output on a pseudo-terminal, as a user runs it."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    main, child = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "TERM")}
+    env.update(env_extra)
+    process = subprocess.run(
+        [sys.executable, "-m", "guards.cli", "check", "--select", "C001"],
+        cwd=root,
+        stdout=child,
+        stderr=subprocess.PIPE,
+        env=env,
+        check=False,
+    )
+    os.close(child)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(main)
+    assert process.returncode == 1, process.stderr
+    return b"".join(chunks).decode()
+
+
+def test_colour_on_a_terminal_unless_no_color(small):
+    assert "\x1b[31;1mC001" in on_a_terminal(small, {})
+    assert "\x1b[" not in on_a_terminal(small, {"NO_COLOR": "1"})
+    assert "\x1b[" not in on_a_terminal(small, {"TERM": "dumb"})
+
+
+def test_no_colour_when_the_report_goes_to_a_file_or_a_pipe(capsys, small):
+    run_guards(capsys, "check", "--output", "r.txt", cwd=small)
+    assert "\x1b" not in (small / "r.txt").read_text(encoding="utf-8")
+    assert "\x1b" not in run_guards(capsys, "check", cwd=small).out

@@ -199,3 +199,19 @@ def test_no_colour_when_the_report_goes_to_a_file_or_a_pipe(capsys, small):
     run_guards(capsys, "check", "--output", "r.txt", cwd=small)
     assert "\x1b" not in (small / "r.txt").read_text(encoding="utf-8")
     assert "\x1b" not in run_guards(capsys, "check", cwd=small).out
+
+
+def test_github_shows_suppressed_findings_as_notices(capsys, small):
+    path = small / "composes" / "a,b:c%.yml"
+    path.write_text("# guards: ignore[C001] the incident exhibit\n" + COMPOSE, encoding="utf-8")
+    args = ("check", "--format", "github", "--select", "C001")
+    assert (
+        run_guards(capsys, *args, cwd=small).out == "guard suite: 1 pass / 0 fail, 1 suppressed\n"
+    )
+    result = run_guards(capsys, *args, "--show-suppressed", cwd=small)
+    assert result.out == (
+        "::notice file=composes/a%2Cb%3Ac%25.yml,line=2,col=1,endLine=3,endColumn=55,"
+        "title=C001 stale-claim::[suppressed: the incident exhibit] repeats withdrawn claim old-cliff "
+        "(lines 2-3), retracted 2026-09-08: A harness artefact.\n"
+        "guard suite: 1 pass / 0 fail, 1 suppressed\n"
+    )

@@ -13,7 +13,7 @@ from collections import Counter
 from ..findings import Finding, Run, Severity
 from ..rules import all_rules
 from . import Reporter
-from .text import TextReporter
+from .text import WAIVED, TextReporter
 
 
 def _data(text: str) -> str:
@@ -35,6 +35,10 @@ class GithubReporter(Reporter):
 
     def finding(self, finding: Finding) -> str:
         level = "error" if finding.severity is Severity.ERROR else "warning"
+        message = finding.message
+        if finding.waiver is not None:  # listed with --show-suppressed: a notice, not a failure
+            kind, reason = WAIVED[finding.waiver.kind], finding.waiver.reason
+            level, message = "notice", f"[{kind}: {reason}] {message}"
         title = f"{finding.rule} {self.names.get(finding.rule, '')}".strip()
         where = ",".join(
             f"{key}={_property(str(value))}"
@@ -47,7 +51,7 @@ class GithubReporter(Reporter):
                 ("title", title),
             )
         )
-        return f"::{level} {where}::{_data(finding.message)}\n"
+        return f"::{level} {where}::{_data(message)}\n"
 
     def finish(self, run: Run) -> str:
         return TextReporter().finish(run)

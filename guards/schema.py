@@ -4,6 +4,7 @@ an editor validates and completes them as they are typed.
 Made from the same sources the loader checks against: the top-level keys of
 :mod:`guards.config` and each rule's options model. ``guards schema`` prints it; the copy
 shipped in the package (``guards/config.schema.json``) is this output, kept so by a test.
+Draft-07, the newest draft editors' TOML support reads widely.
 """
 
 from __future__ import annotations
@@ -57,11 +58,13 @@ def config_schema() -> dict[str, Any]:
     defs: dict[str, Any] = {}
     rule_tables: dict[str, Any] = {}
     for rule in rules:
-        options = rule.options.model_json_schema(by_alias=True, ref_template="#/$defs/{model}")
+        options = rule.options.model_json_schema(
+            by_alias=True, ref_template="#/definitions/{model}"
+        )
         defs.update(options.pop("$defs", {}))
         options["title"] = f"{rule.id} {rule.name}"
         defs[rule.id] = options
-        rule_tables[rule.id] = rule_tables[rule.name] = {"$ref": f"#/$defs/{rule.id}"}
+        rule_tables[rule.id] = rule_tables[rule.name] = {"$ref": f"#/definitions/{rule.id}"}
     names = sorted({r.id for r in rules} | {r.name for r in rules})
     properties = {
         **KEYS,
@@ -81,12 +84,12 @@ def config_schema() -> dict[str, Any]:
     }
     assert set(properties) == KNOWN_KEYS, "the schema and the loader must know the same keys"
     return {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$schema": "http://json-schema.org/draft-07/schema#",
         "title": "guards settings ([tool.guards] in pyproject.toml, or guards.toml)",
         "type": "object",
         "properties": dict(sorted(properties.items())),
         "additionalProperties": False,
-        "$defs": dict(sorted(defs.items())),
+        "definitions": dict(sorted(defs.items())),
     }
 
 

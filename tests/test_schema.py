@@ -23,8 +23,8 @@ SHIPPED = ROOT / "guards" / "config.schema.json"
 
 def validator():
     schema = config_schema()
-    jsonschema.Draft202012Validator.check_schema(schema)
-    return jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker())
+    jsonschema.Draft7Validator.check_schema(schema)
+    return jsonschema.Draft7Validator(schema, format_checker=jsonschema.FormatChecker())
 
 
 def as_json(value):
@@ -38,7 +38,7 @@ def test_guards_schema_prints_the_shipped_file(capsys):
     assert result.out == SHIPPED.read_text(encoding="utf-8"), (
         "run `guards schema > guards/config.schema.json`"
     )
-    assert json.loads(result.out)["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    assert json.loads(result.out)["$schema"] == "http://json-schema.org/draft-07/schema#"
 
 
 def test_the_configs_in_this_repository_validate():

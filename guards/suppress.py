@@ -20,8 +20,10 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
+from .compose import Compose
 from .errors import GuardsError
 from .findings import CheckResult, Finding, Waiver
+from .notes import Note
 
 if TYPE_CHECKING:
     from .config import Config
@@ -67,12 +69,20 @@ class PathIgnore:
     line: int | None
 
 
-def directives(lines: list[str], markdown: bool) -> list[Directive]:
-    """The ``guards:`` directives in a compose's comments or a note's HTML comments."""
+def directives(target: Compose | Note) -> list[Directive]:
+    """The ``guards:`` directives in a compose's ``#`` comments or in a note's HTML comments
+    (not in its code blocks, where a comment is shown, not made)."""
+    markdown = isinstance(target, Note)
+    shown = {
+        line
+        for block in (target.blocks if isinstance(target, Note) else ())
+        if block.kind == "code"
+        for line in range(block.line, block.end_line + 1)
+    }
     mark = NOTE_MARK if markdown else COMPOSE_MARK
     found = []
-    for number, text in enumerate(lines, 1):
-        if "guards:" not in text:
+    for number, text in enumerate(target.lines, 1):
+        if "guards:" not in text or number in shown:
             continue
         hit = mark.search(text)
         if hit is not None:
@@ -148,14 +158,15 @@ def waive(
 
     ``late`` marks the results of rules that judge the suppressions themselves; only per-path
     ignores apply to those."""
-    files = _files(estate)
+    files: dict[str, Compose | Note] = {c.path: c for c in estate.composes}
+    files.update({n.path: n for n in estate.notes})
     ignores = path_ignores(estate.config)
     cache: dict[str, dict[int, list[Directive]]] = {}
 
     def decide(finding: Finding) -> Waiver | None:
         if not late and finding.path in files:
             if finding.path not in cache:
-                cache[finding.path] = _by_line(*files[finding.path])
+                cache[finding.path] = _by_line(files[finding.path])
             waiver = _inline(finding, cache[finding.path], today)
             if waiver is not None:
                 return waiver
@@ -164,15 +175,9 @@ def waive(
     return [result.waive(decide) for result in results]
 
 
-def _files(estate: Estate) -> dict[str, tuple[list[str], bool]]:
-    files = {c.path: (c.lines, False) for c in estate.composes}
-    files.update({n.path: (n.lines, True) for n in estate.notes})
-    return files
-
-
-def _by_line(lines: list[str], markdown: bool) -> dict[int, list[Directive]]:
+def _by_line(target: Compose | Note) -> dict[int, list[Directive]]:
     by_line: dict[int, list[Directive]] = {}
-    for directive in directives(lines, markdown):
+    for directive in directives(target):
         by_line.setdefault(directive.line, []).append(directive)
     return by_line
 

@@ -27,8 +27,7 @@ Good:
 
 from __future__ import annotations
 
-from typing import Any
-
+from ..compose import Compose
 from ..config import Config
 from ..findings import Finding, Severity
 from ..notes import Note
@@ -37,16 +36,12 @@ from ..suppress import Directive, directives, path_ignores
 from . import Context, Rule
 
 
-def _directives(target: Any) -> list[Directive]:
-    return directives(target.lines, markdown=isinstance(target, Note))
-
-
 def _about(directive: Directive) -> str:
     return f"suppression of {', '.join(directive.rules)}"
 
 
-def check_unused(target: Any, context: Context) -> list[Finding] | None:
-    found = [d for d in _directives(target) if d.applies(context.today)]
+def check_unused(target: Compose | Note, context: Context) -> list[Finding] | None:
+    found = [d for d in directives(target) if d.applies(context.today)]
     if not found:
         return None
     used: dict[str, set[str]] = {}
@@ -104,8 +99,8 @@ Good:
 """
 
 
-def check_reason(target: Any, context: Context) -> list[Finding] | None:
-    found = _directives(target)
+def check_reason(target: Compose | Note, context: Context) -> list[Finding] | None:
+    found = directives(target)
     if not found:
         return None
     return [
@@ -148,8 +143,8 @@ Good:
 """
 
 
-def check_invalid(target: Any, context: Context) -> list[Finding] | None:
-    found = _directives(target)
+def check_invalid(target: Compose | Note, context: Context) -> list[Finding] | None:
+    found = directives(target)
     if not found:
         return None
     return [
@@ -192,10 +187,10 @@ Good:
 """
 
 
-def check_expired(target: Any, context: Context) -> list[Finding] | None:
+def check_expired(target: Compose | Note | Config, context: Context) -> list[Finding] | None:
     if isinstance(target, Config):
         return _expired_ignores(target, context)
-    found = [d for d in _directives(target) if d.problem is None and d.until is not None]
+    found = [d for d in directives(target) if d.problem is None and d.until is not None]
     if not found:
         return None
     return [

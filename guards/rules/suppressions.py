@@ -27,6 +27,8 @@ Good:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..compose import Compose
 from ..config import Config
 from ..findings import Finding, Severity
@@ -100,20 +102,26 @@ Good:
 
 
 def check_reason(target: Compose | Note, context: Context) -> list[Finding] | None:
+    return _each(
+        REASON,
+        target,
+        lambda d: (
+            None if d.problem or d.reason else f"{_about(d)} gives no reason, so it is not applied"
+        ),
+        "say why after the bracket: `guards: ignore[RULE] why this finding is accepted`",
+    )
+
+
+def _each(
+    rule: Rule, target: Compose | Note, problem: Callable[[Directive], str | None], hint: str
+) -> list[Finding] | None:
+    """A finding of ``rule`` for each directive of ``target`` that ``problem`` has a message
+    for; None when the target has no directive at all."""
     found = directives(target)
     if not found:
         return None
-    return [
-        REASON.at(
-            target.path,
-            d.line,
-            d.column,
-            f"{_about(d)} gives no reason, so it is not applied",
-            hint="say why after the bracket: `guards: ignore[RULE] why this finding is accepted`",
-        )
-        for d in found
-        if d.problem is None and not d.reason
-    ]
+    messages = [(d, problem(d)) for d in found]
+    return [rule.at(target.path, d.line, d.column, m, hint=hint) for d, m in messages if m]
 
 
 INVALID_DOC = """X003 invalid-suppression: every `guards:` comment is a directive guards can read.
@@ -144,20 +152,12 @@ Good:
 
 
 def check_invalid(target: Compose | Note, context: Context) -> list[Finding] | None:
-    found = directives(target)
-    if not found:
-        return None
-    return [
-        INVALID.at(
-            target.path,
-            d.line,
-            d.column,
-            f"{d.problem}; the directive is not applied",
-            hint="write `guards: ignore[RULE] reason`, optionally with `until=YYYY-MM-DD`",
-        )
-        for d in found
-        if d.problem is not None
-    ]
+    return _each(
+        INVALID,
+        target,
+        lambda d: f"{d.problem}; the directive is not applied" if d.problem else None,
+        "write `guards: ignore[RULE] reason`, optionally with `until=YYYY-MM-DD`",
+    )
 
 
 EXPIRED_DOC = """X004 expired-suppression: no suppression is past its `until=` date.

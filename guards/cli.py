@@ -139,14 +139,13 @@ def check(
         raise GuardsError(f"--statistics is a text view; it cannot go with --format {output}")
     if strict_baseline and baseline is None:
         raise GuardsError("--strict-baseline needs --baseline FILE")
+    from . import baseline as accepted
     from .report import reporter
 
+    entries = accepted.load(baseline, str(baseline)) if baseline is not None else None
     result, estate, rule_count = _run(paths, root, config, env_file, select, ignore)
-    if baseline is not None:
-        from . import baseline as accepted
-
-        shown = str(baseline)
-        result = accepted.apply(result, accepted.load(baseline, shown), shown, strict_baseline)
+    if entries is not None:
+        result = accepted.apply(result, entries, str(baseline), strict_baseline)
     if verbose:
         _explain_load(result.remarks, estate, rule_count)
     painted = color == "always" or (color == "auto" and output_file is None and _tty())

@@ -35,7 +35,7 @@ def run(
     results = waive(_checks(estate, first, settings, today, (), remarks, ran), estate, today)
     last = [rule for rule in rules if rule.after_others]
     judged = _checks(estate, last, settings, today, tuple(results), remarks, ran)
-    results += waive(judged, estate, today, late=True)
+    results += waive(judged, estate, today)
     return Run(
         tuple(results),
         tuple(estate.errors),

@@ -45,8 +45,7 @@ class Directive:
 
     line: int
     column: int
-    names: tuple[str, ...]  # as written
-    rules: tuple[str, ...]  # the ids they resolve to
+    rules: tuple[str, ...]  # the ids of the rules it names
     reason: str
     until: date | None
     problem: str | None = None
@@ -73,7 +72,7 @@ def directives(target: Compose | Note) -> list[Directive]:
     """The ``guards:`` directives in a compose's ``#`` comments or in a note's HTML comments
     (not in its code blocks, where a comment is shown, not made)."""
     markdown = isinstance(target, Note)
-    shown = {
+    examples = {
         line
         for block in (target.blocks if isinstance(target, Note) else ())
         if block.kind == "code"
@@ -82,7 +81,7 @@ def directives(target: Compose | Note) -> list[Directive]:
     mark = NOTE_MARK if markdown else COMPOSE_MARK
     found = []
     for number, text in enumerate(target.lines, 1):
-        if "guards:" not in text or number in shown:
+        if "guards:" not in text or number in examples:
             continue
         hit = mark.search(text)
         if hit is not None:
@@ -118,11 +117,11 @@ def _directive(body: str, line: int, column: int, markdown: bool) -> Directive:
         problem = f"`ignore[]` names no rule; {USAGE}"
     elif unknown:
         problem = unknown
-    return Directive(line, column, names, rules, reason, until, problem)
+    return Directive(line, column, rules, reason, until, problem)
 
 
 def _malformed(line: int, column: int, problem: str) -> Directive:
-    return Directive(line, column, (), (), "", None, problem)
+    return Directive(line, column, (), "", None, problem)
 
 
 def _date(text: str) -> date | None:
@@ -151,20 +150,17 @@ def resolve(names: Iterable[str], inline: bool = True) -> tuple[tuple[str, ...],
     return tuple(ids), None
 
 
-def waive(
-    results: list[CheckResult], estate: Estate, today: date, late: bool = False
-) -> list[CheckResult]:
-    """The results with every finding a directive or per-path ignore covers waived.
-
-    ``late`` marks the results of rules that judge the suppressions themselves; only per-path
-    ignores apply to those."""
+def waive(results: list[CheckResult], estate: Estate, today: date) -> list[CheckResult]:
+    """The results with every finding a directive or per-path ignore covers waived. (No
+    directive can name a rule that judges directives, so their findings are waived only by a
+    per-path ignore.)"""
     files: dict[str, Compose | Note] = {c.path: c for c in estate.composes}
     files.update({n.path: n for n in estate.notes})
     ignores = path_ignores(estate.config)
     cache: dict[str, dict[int, list[Directive]]] = {}
 
     def decide(finding: Finding) -> Waiver | None:
-        if not late and finding.path in files:
+        if finding.path in files:
             if finding.path not in cache:
                 cache[finding.path] = _by_line(files[finding.path])
             waiver = _inline(finding, cache[finding.path], today)

@@ -21,6 +21,18 @@ PROFILE_LINE = re.compile(r"^#\s*(?:\W\s*)?profile\b[^:]*:\s*$", re.IGNORECASE)
 FIELD = re.compile(r"^(\s+)([A-Za-z][A-Za-z0-9 ./+&()-]{0,30}?):(?:\s+(\S(?:.*\S)?))?\s*$")
 FLAT = re.compile(r"^# ?([A-Za-z][A-Za-z0-9]*+(?:-[A-Za-z0-9]++)++):\s+(\S(?:.*\S)?)\s*$")
 SECTION_START = re.compile(r"^\s?(?:⚠|⭐|❌|✅|🧪|‼|\*\*)")
+# A field value's asides: what follows a parenthesis, a bracket, a spaced dash or a semicolon
+# is context for its leading statement; a clause that negates states nothing about the value.
+ASIDE = re.compile(r"[(\[;]|\s[—–-]\s")
+CLAUSE = re.compile(r"(?:[^()\[\];,—–]|,(?!\s))+")  # "1,1" and "131,072" are not two clauses
+NEGATION = re.compile(  # negates what follows it: "can't do fp8", "fp8 instead of bf16"
+    r"\b(?:not|no|never|without|instead\s+of|rather\s+than|"
+    r"can'?t|cannot|don'?t|doesn'?t|won'?t|isn'?t|aren'?t)\b",
+    re.IGNORECASE,
+)
+REJECTION = re.compile(  # negates what precedes it: "MTP REJECTED", "n=3 dropped"
+    r"\b(?:rejected|dropped|unsupported|removed|abandoned)\b", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True)
@@ -42,6 +54,43 @@ class HeaderField:
     @property
     def first_value(self) -> str:
         return self.value.split("\n", 1)[0]
+
+    @property
+    def lead(self) -> str:
+        """The leading statement of the value: up to the first aside (a parenthesis, a
+        spaced dash, a semicolon). ``none — MTP REJECTED (n=2 …)`` -> ``none``."""
+        found = ASIDE.search(self.first_value)
+        return self.first_value[: found.start()] if found else self.first_value
+
+    def statements(self) -> list[tuple[int, str]]:
+        """Where the field states its value, in the order to read them: the leading statement,
+        then the clauses of its asides, each with its offset in ``first_value``. What a clause
+        negates (``can't do fp8``, ``fp8 instead of bf16``, ``MTP REJECTED``) states nothing
+        about the value, and neither does what follows it (its own asides)."""
+        text = self.first_value.replace(" - ", " — ")  # same length: offsets hold
+        lead = len(self.lead)
+        clauses = [(0, text[:lead])]
+        clauses += [(m.start(), m.group()) for m in CLAUSE.finditer(text, lead)]
+        stated = []
+        for at, clause in clauses:
+            negated = NEGATION.search(clause)
+            affirmed = (
+                "" if REJECTION.search(clause) else clause[: negated.start() if negated else None]
+            )
+            if affirmed.strip():
+                stated.append((at, affirmed))
+            if negated or affirmed != clause:
+                break
+        return stated
+
+    def search(self, pattern: re.Pattern[str]) -> tuple[int, re.Match[str]] | None:
+        """The first match of ``pattern`` in the field's statements, with the offset of the
+        statement it is in (add ``match.start()`` for the column)."""
+        for at, clause in self.statements():
+            found = pattern.search(clause)
+            if found is not None:
+                return at, found
+        return None
 
 
 @dataclass(frozen=True)

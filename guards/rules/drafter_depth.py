@@ -89,15 +89,16 @@ def _header(compose: Compose, depth: Knob | None) -> list[Finding]:
     field = compose.header.field("Drafter")
     if field is None:
         return []
-    stated = HEADER_DEPTH.search(field.first_value)
-    says_none = NO_DRAFTER.match(field.first_value) is not None
+    says_none = NO_DRAFTER.match(field.lead) is not None
+    found = None if says_none else field.search(HEADER_DEPTH)
+    at, stated = found if found else (0, None)
     actual = depth.value if depth else None
     if stated and depth is not None and actual is not None and stated.group(1) != actual:
         return [
             RULE.at(
                 compose.path,
                 field.line,
-                field.column + stated.start(),
+                field.column + at + stated.start(),
                 f"header Drafter says n={stated.group(1)} (line {field.line}), but the "
                 f"compose defaults to depth {actual} ({_where(depth)})",
                 knob="drafter_depth",
@@ -109,7 +110,7 @@ def _header(compose: Compose, depth: Knob | None) -> list[Finding]:
             RULE.at(
                 compose.path,
                 field.line,
-                field.column + stated.start(),
+                field.column + at + stated.start(),
                 f"header Drafter says n={stated.group(1)} (line {field.line}), but the "
                 "compose configures no drafter",
                 hint="write Drafter: none in the header, or configure the drafter it describes",

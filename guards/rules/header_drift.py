@@ -1,10 +1,12 @@
 """D001 header-drift: the Profile block describes what the body really sets.
 
 Why: operators read the header, not the body. ``Max ctx`` (or ``Default ctx``) must equal
-``--max-model-len`` / ``-c`` (262144 = 262K = 256K; prose after the first number, such as
-"→ higher at TP≥4", is ignored); ``KV`` must name the ``--kv-cache-dtype`` the body sets
+``--max-model-len`` / ``-c`` (262144 = 262K = 256K); ``KV`` must name the ``--kv-cache-dtype`` the body sets
 (``auto`` follows ``--dtype``; vLLM ``fp8`` is ``fp8_e4m3``; llama.cpp ``-ctk``/``-ctv``);
-``Topology``'s ``TP=N`` or ``-ts`` split must match the body. With option ``statuses`` (a YAML
+``Topology``'s ``TP=N`` or ``-ts`` split must match the body. A field's value is its leading
+statement: asides (parentheses, text after a dash or a semicolon) are read only when the lead
+states nothing, and nothing a clause negates ("can't do fp8", "fp8 instead of bf16", "n=3
+REJECTED") counts as the value. With option ``statuses`` (a YAML
 or TOML file mapping compose paths to a status), Status must agree with it too. Compared with
 the compose as shipped, so an ``--env-file`` overlay is not drift.
 
@@ -88,12 +90,13 @@ def _finding(
 def _context(compose: Compose, service: Service) -> list[Finding]:
     field = compose.header.field("Default ctx", "Max ctx")
     knob = service.knob("max_model_len")
-    stated = first_count(field.first_value) if field else None
-    if field is None or knob is None or knob.number is None or stated is None:
+    hit = field.search(COUNT_TEXT) if field else None
+    stated = first_count(hit[1].group(0)) if hit else None
+    if field is None or hit is None or knob is None or knob.number is None or stated is None:
         return []
     if same_count(stated, int(knob.number)):
         return []
-    said = found.group(0) if (found := COUNT_TEXT.search(field.first_value)) else field.first_value
+    said = hit[1].group(0).strip()
     flag = knob.flag or "max-model-len"
     return [
         _finding(
@@ -114,11 +117,12 @@ def _kv(compose: Compose, service: Service) -> list[Finding]:
     field, knob = compose.header.field("KV"), service.knob("kv_cache_dtype")
     if field is None or knob is None or knob.value is None:
         return []
-    stated = _stated_kv(field.first_value)
+    stated = next((kv for _, text in field.statements() if (kv := _stated_kv(text))), None)
     if stated is None:
         return []
     actual = _canonical(knob.value, service)
-    if actual is None or same_kv(stated, actual):
+    said = _canonical(stated, service) if "/" not in stated else stated
+    if actual is None or said is None or same_kv(said, actual) or same_kv(stated, knob.value):
         return []
     return [
         _finding(
@@ -154,7 +158,9 @@ def _topology(compose: Compose, service: Service) -> list[Finding]:
     field = compose.header.field("Topology")
     if field is None:
         return []
-    stated_tp, stated_split = TP.search(field.first_value), SPLIT.search(field.first_value)
+    found_tp, found_split = field.search(TP), field.search(SPLIT)
+    stated_tp = found_tp[1] if found_tp else None
+    stated_split = found_split[1] if found_split else None
     if stated_tp and service.engine == VLLM:
         knob = service.knob("tensor_parallel_size")
         if knob and knob.value and knob.value != stated_tp.group(1):

@@ -40,6 +40,7 @@ KNOWN_KEYS = set(LIST_KEYS) | {
     "templates",
     "per-path-ignores",
     "rules-url",
+    "by-status",
 }
 GLOB_KEYS = ("composes", "notes", "exclude", "history")
 
@@ -61,6 +62,7 @@ class Config:
     rules: dict[str, dict[str, Any]] = field(default_factory=dict)
     per_path_ignores: dict[str, Any] = field(default_factory=dict)  # checked by guards.suppress
     rules_url: str | None = None  # where the team publishes the rules reference (SARIF links)
+    by_status: dict[str, str] = field(default_factory=dict)  # Status name -> check|warning|skip
     source: str | None = None  # the file the settings came from
     source_text: str = ""
 
@@ -199,6 +201,7 @@ def _build(root: Path, table: dict[str, Any], shown: str, text: str) -> Config:
             shown,
             _line_of(text, "rules-url"),
         )
+    by_status = _by_status(table.get("by-status", {}), shown, text)
     megabytes = table.get("max-file-mb", 50)
     if isinstance(megabytes, bool) or not isinstance(megabytes, int) or not 1 <= megabytes <= 4096:
         raise GuardsError(
@@ -222,9 +225,38 @@ def _build(root: Path, table: dict[str, Any], shown: str, text: str) -> Config:
         rules=rules,
         per_path_ignores=ignores,
         rules_url=rules_url,
+        by_status=by_status,
         source=shown,
         source_text=text,
     )
+
+
+TREATMENTS = ("check", "warning", "skip")
+
+
+def _by_status(table: Any, shown: str, text: str) -> dict[str, str]:
+    """``by-status``: how composes of a Status are treated (``deprecated = "skip"``)."""
+    from .header import STATUSES
+
+    names = sorted(STATUSES.values())
+    if not isinstance(table, dict):
+        raise GuardsError(
+            "`by-status` must be a table of status = treatment", shown, _line_of(text, "by-status")
+        )
+    for name, treatment in table.items():
+        if name not in names:
+            raise GuardsError(
+                f"by-status: unknown status `{name}` (known: {', '.join(names)})",
+                shown,
+                _line_of(text, name),
+            )
+        if treatment not in TREATMENTS:
+            raise GuardsError(
+                f"by-status.{name}: {treatment!r} is not one of {', '.join(TREATMENTS)}",
+                shown,
+                _line_of(text, name),
+            )
+    return dict(table)
 
 
 def _string_list(value: Any, key: str, shown: str, text: str) -> tuple[str, ...]:

@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .config import KNOWN_KEYS
+from .config import KNOWN_KEYS, TREATMENTS
+from .header import STATUSES
 
 INSIDE = {"type": "string", "pattern": r"^(?!/)(?!.*(^|/)\.\.(/|$))"}  # relative, no `..`
 GLOBS = {"anyOf": [INSIDE, {"type": "array", "items": INSIDE}]}
@@ -41,6 +42,13 @@ KEYS: dict[str, dict[str, Any]] = {
         "minimum": 1,
         "maximum": 4096,
         "description": "Files larger than this are reported, not read.",
+    },
+    "by-status": {
+        "type": "object",
+        "description": "How composes of a Status are treated: checked (the default), their "
+        "findings reported as warnings, or skipped.",
+        "propertyNames": {"enum": sorted(STATUSES.values())},
+        "additionalProperties": {"enum": list(TREATMENTS)},
     },
     "rules-url": {
         "type": "string",

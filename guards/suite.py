@@ -12,8 +12,10 @@ from collections.abc import Mapping
 from dataclasses import replace
 from datetime import date
 
+from .compose import Compose
 from .estate import Estate
-from .findings import CheckResult, Finding, Run, with_fingerprints
+from .findings import CheckResult, Finding, Run, Severity, with_fingerprints
+from .header import status_of
 from .options import RuleOptions
 from .rules import Context, Rule
 from .suppress import waive
@@ -65,17 +67,31 @@ def _checks(
     for rule in rules:
         severity = settings[rule.id].severity if rule.id in settings else None
         for target, name, lines in _targets(estate, rule.targets):
+            treatment = _treatment(estate, target)
+            if treatment == "skip":
+                continue
             context = Context(estate, settings, today=today, earlier=earlier, ran=ran)
             findings = rule.check(target, context)
             remarks += context.remarks
             if findings is None:
                 continue  # the rule does not apply to this target
             ordered = sorted(findings, key=Finding.sort_key)
-            if severity is not None:
+            if treatment == "warning":
+                ordered = [replace(f, severity=Severity.WARNING) for f in ordered]
+            elif severity is not None:
                 ordered = [replace(f, severity=severity) for f in ordered]
             checked = tuple(with_fingerprints(ordered, lines))
             results.append(CheckResult(rule.id, name, checked, tuple(context.remarks)))
     return results
+
+
+def _treatment(estate: Estate, target: object) -> str:
+    """``by-status``: what the settings say to do with a compose of its Status."""
+    if not estate.config.by_status or not isinstance(target, Compose):
+        return "check"
+    field = target.header.field("Status")
+    status = status_of(field.first_value) if field else None
+    return estate.config.by_status.get(status or "", "check")
 
 
 def _targets(estate: Estate, kinds: tuple[str, ...]) -> list[tuple[object, str, list[str] | None]]:

@@ -241,7 +241,7 @@ def test_duplicate_claim_id_stops_the_run(capsys, estate):
     [
         (
             'composes = ["composes/*.yml"]\nnotse = []\n',
-            "guards.toml:2: unknown setting `notse` (known: claims, composes, exclude, history, ignore, "
+            "guards.toml:2: unknown setting `notse` (known: by-status, claims, composes, exclude, history, ignore, "
             "max-file-mb, notes, per-path-ignores, rules, rules-url, select, templates)",
         ),
         ("composes = [\n", "guards.toml:2: invalid TOML: Invalid value at the end of the file"),

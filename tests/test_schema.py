@@ -59,6 +59,7 @@ ACCEPTED = [
     '[per-path-ignores."composes/legacy/**"]\nrules = ["K002", "drafter-depth"]\n'
     'reason = "frozen until the 2027 migration"\nuntil = 2027-03-01\n',
     '[per-path-ignores."a.yml"]\nrules = "K002"\nreason = "x"\n',
+    '[by-status]\ndeprecated = "skip"\nexperimental = "warning"\n',
 ]
 REFUSED = [
     'composse = ["x"]\n',
@@ -75,6 +76,8 @@ REFUSED = [
     '[per-path-ignores."a.yml"]\nrules = ["K002"]\nreason = " "\n',
     '[per-path-ignores."a.yml"]\nrules = []\nreason = "x"\n',
     '[per-path-ignores."a.yml"]\nrules = ["K002"]\nreason = "x"\nwhy = "y"\n',
+    '[by-status]\nretired = "skip"\n',
+    '[by-status]\ndeprecated = "ignore"\n',
 ]
 
 

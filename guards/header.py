@@ -64,24 +64,9 @@ class HeaderField:
 
     def statements(self) -> list[tuple[int, str]]:
         """Where the field states its value, in the order to read them: the leading statement,
-        then the clauses of its asides, each with its offset in ``first_value``. What a clause
-        negates (``can't do fp8``, ``fp8 instead of bf16``, ``MTP REJECTED``) states nothing
-        about the value, and neither does what follows it (its own asides)."""
-        text = self.first_value.replace(" - ", " — ")  # same length: offsets hold
-        lead = len(self.lead)
-        clauses = [(0, text[:lead])]
-        clauses += [(m.start(), m.group()) for m in CLAUSE.finditer(text, lead)]
-        stated = []
-        for at, clause in clauses:
-            negated = NEGATION.search(clause)
-            affirmed = (
-                "" if REJECTION.search(clause) else clause[: negated.start() if negated else None]
-            )
-            if affirmed.strip():
-                stated.append((at, affirmed))
-            if negated or affirmed != clause:
-                break
-        return stated
+        then the clauses of its asides, each with its offset in ``first_value``
+        (:func:`affirmed`)."""
+        return affirmed(self.first_value, len(self.lead))
 
     def search(self, pattern: re.Pattern[str]) -> tuple[int, re.Match[str]] | None:
         """The first match of ``pattern`` in the field's statements, with the offset of the
@@ -131,6 +116,25 @@ class Header:
 
     def flat_value(self, key: str) -> FlatLine | None:
         return next((f for f in self.flat if f.key.lower() == key.lower()), None)
+
+
+def affirmed(text: str, lead: int = 0) -> list[tuple[int, str]]:
+    """The clauses of ``text`` that state something, with their offsets: ``text[:lead]`` as
+    one clause, then the rest split at parentheses, brackets, dashes, semicolons and commas.
+    What a clause negates (``can't do fp8``, ``fp8 instead of bf16``, ``MTP REJECTED``) states
+    nothing, and neither does what follows it (its own asides)."""
+    text = text.replace(" - ", " — ")  # same length: offsets hold
+    clauses = [(0, text[:lead])] if lead else []
+    clauses += [(m.start(), m.group()) for m in CLAUSE.finditer(text, lead)]
+    stated = []
+    for at, clause in clauses:
+        negated = NEGATION.search(clause)
+        kept = "" if REJECTION.search(clause) else clause[: negated.start() if negated else None]
+        if kept.strip():
+            stated.append((at, kept))
+        if negated or kept != clause:
+            break
+    return stated
 
 
 def _fold(key: str) -> str:

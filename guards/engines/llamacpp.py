@@ -36,6 +36,13 @@ FLAGS = {
     "--alias": "served_model_name",
     "-ngl": "n_gpu_layers",
     "--n-gpu-layers": "n_gpu_layers",
+    "-mm": "mmproj",  # the vision projector (docs/multimodal.md)
+    "--mmproj": "mmproj",
+    "-mmu": "mmproj",
+    "--mmproj-url": "mmproj",
+    "--no-mmproj": "no_mmproj",
+    "-hf": "hf_repo",  # loads the repository's projector too, unless --no-mmproj
+    "--hf-repo": "hf_repo",
 }
 DEPTH_FLAGS = ("--spec-draft-n-max", "--draft-max", "--draft-n-max", "--draft")
 TAKES_VALUE = (

@@ -23,6 +23,8 @@ FLAGS = {
     "--model": "model",
     "--quantization": "quantization",
     "-q": "quantization",
+    "--limit-mm-per-prompt": "limit_mm_per_prompt",
+    "--language-model-only": "language_model_only",
 }
 # Flags known to take exactly one value; other flags take the non-flag tokens that follow.
 TAKES_VALUE = set(FLAGS) | {

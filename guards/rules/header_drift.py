@@ -3,7 +3,8 @@
 Why: operators read the header, not the body. ``Max ctx`` (or ``Default ctx``) must equal
 ``--max-model-len`` / ``-c`` (262144 = 262K = 256K); ``KV`` must name the ``--kv-cache-dtype`` the body sets
 (``auto`` follows ``--dtype``; vLLM ``fp8`` is ``fp8_e4m3``; llama.cpp ``-ctk``/``-ctv``);
-``Topology``'s ``TP=N`` or ``-ts`` split must match the body. A field's value is its leading
+``Topology``'s ``TP=N`` or ``-ts`` split must match the body, and ``Vision`` what the command
+line decides (a llama.cpp ``--mmproj``, vLLM's ``--language-model-only``). A field's value is its leading
 statement: asides (parentheses, text after a dash or a semicolon) are read only when the lead
 states nothing, and nothing a clause negates ("can't do fp8", "fp8 instead of bf16", "n=3
 REJECTED") counts as the value. With option ``statuses`` (a YAML
@@ -52,6 +53,7 @@ from ..findings import Finding, Severity
 from ..header import HeaderField, first_count, same_count, status_of
 from ..kv import KV_ALIASES, KV_NAMES, same_kv
 from ..options import RuleOptions
+from ..vision import stated_vision, vision
 from . import Context, Rule
 
 KV_WORD = re.compile(
@@ -70,7 +72,7 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
         return None
     service = compose.shipped[0]
     findings = _context(compose, service) + _kv(compose, service) + _topology(compose, service)
-    return findings + _status(compose, context)
+    return findings + _vision(compose, service) + _status(compose, context)
 
 
 def _finding(
@@ -117,11 +119,11 @@ def _kv(compose: Compose, service: Service) -> list[Finding]:
     field, knob = compose.header.field("KV"), service.knob("kv_cache_dtype")
     if field is None or knob is None or knob.value is None:
         return []
-    stated = next((kv for _, text in field.statements() if (kv := _stated_kv(text))), None)
+    stated = next((kv for _, text in field.statements() if (kv := stated_kv(text))), None)
     if stated is None:
         return []
-    actual = _canonical(knob.value, service)
-    said = _canonical(stated, service) if "/" not in stated else stated
+    actual = effective_kv(knob.value, service)
+    said = effective_kv(stated, service) if "/" not in stated else stated
     if actual is None or said is None or same_kv(said, actual) or same_kv(stated, knob.value):
         return []
     return [
@@ -136,7 +138,7 @@ def _kv(compose: Compose, service: Service) -> list[Finding]:
     ]
 
 
-def _stated_kv(text: str) -> str | None:
+def stated_kv(text: str) -> str | None:
     pair = KV_PAIR.search(text)
     if pair:
         k, v = pair.group(1).lower(), pair.group(2).lower()
@@ -145,7 +147,7 @@ def _stated_kv(text: str) -> str | None:
     return word.group(1).lower() if word else None
 
 
-def _canonical(value: str, service: Service) -> str | None:
+def effective_kv(value: str, service: Service) -> str | None:
     if service.engine == VLLM:
         dtype = service.value("dtype")
         if value.lower() == "auto" and dtype is None:
@@ -189,6 +191,28 @@ def _topology(compose: Compose, service: Service) -> list[Finding]:
                 )
             ]
     return []
+
+
+def _vision(compose: Compose, service: Service) -> list[Finding]:
+    field, decided = compose.header.field("Vision"), vision(service)
+    said = stated_vision(field.lead) if field else None
+    if field is None or decided is None or said is None or said == decided[0]:
+        return []
+    on, knob = decided
+    body = (
+        f"{knob.flag} turns image input {'on' if on else 'off'} ({knob.source} line {knob.line})"
+        if knob
+        else f"the command loads no vision projector ({service.engine})"
+    )
+    return [
+        RULE.at(
+            compose.path,
+            field.line,
+            field.column,
+            f"header Vision says {field.lead.strip()} (line {field.line}), but {body}",
+            hint="make the header say what the command line does",
+        )
+    ]
 
 
 def _status(compose: Compose, context: Context) -> list[Finding]:

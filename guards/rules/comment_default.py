@@ -8,7 +8,9 @@ and "(the shipped default)" notes rot the same way. Statements recognised: env-t
 They are compared with what the compose really defaults to: the ``${VAR:-x}`` defaults in the
 YAML, and in an entrypoint script what the container sees. Ranges, recommendations and prose
 values ("pinned b9570") are not statements of a default and are skipped; drafter depth
-("defaults to N") is K003's.
+("defaults to N") is K003's. A variable an override table documents must also be read by the
+compose (a ``${VAR}``, an ``environment:`` entry, a script line); with an ``env_file:`` any
+variable may reach the engine by name, so that is not judged.
 
 Bad:
     # Override defaults via .env or shell:
@@ -45,8 +47,8 @@ from ..options import RuleOptions
 from . import Context, Rule
 
 VAR = r"[A-Z][A-Z0-9_]{2,}"
-TABLE_ROW = re.compile(
-    rf"^\s*(?P<vars>{VAR}(?:\s*/\s*{VAR})*)\s{{2,}}.*?"
+TABLE_ROW = re.compile(  # "CTX_SIZE   KV pool size (default: X)", "A / B (defaults: x / y)"
+    rf"^\s*(?P<vars>{VAR}(?:\s*/\s*{VAR})*)(?:\s{{2,}}[^(\n]*+|\s*)"
     r"\(defaults?:\s*(?P<values>[^)]*)\)"
 )
 VAR_DEFAULT = re.compile(rf"\b(?P<var>{VAR})\s+default\s+(?P<value>[^\s;,)]+)")
@@ -59,6 +61,7 @@ SHIPS = re.compile(r"\bSHIPS\s+(?P<value>ON|OFF)\b")
 FIRST_VAR = re.compile(rf"\b(?P<var>{VAR})\b")
 RANGE = re.compile(r"^\d[\d.,]*\s*[-–]\s*\d")
 OFF = {"0", "false", "off", "no", ""}
+ENV_FILE = re.compile(r"^\s*env_file\s*:", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,7 @@ class Statement:
     value: str
     column: int  # 0-based in the comment text
     truthy: bool = False  # SHIPS ON/OFF compares on/off, not the literal value
+    override: bool = False  # a row of an override table: the compose must read the variable
 
 
 def statements(text: str) -> list[Statement]:
@@ -78,7 +82,7 @@ def statements(text: str) -> list[Statement]:
         if len(values) < len(names):
             values = [row.group("values")] * len(names)
         found += [
-            Statement(n, _first(v), row.start("values"))
+            Statement(n, _first(v), row.start("values"), override=True)
             for n, v in zip(names, values, strict=False)
         ]
     found += [
@@ -110,12 +114,41 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
         for name, knob in service.knobs.items()
     }
     findings = []
+    code = _code(compose)
     for comment in compose.comments:
         for statement in statements(comment.text):
+            if statement.override and _unread(statement.subject, code):
+                findings.append(_unread_finding(compose, comment, statement))
+                continue
             finding = _judge(compose, comment, statement, sites, knobs)
             if finding is not None:
                 findings.append(finding)
     return findings
+
+
+def _code(compose: Compose) -> str | None:
+    """The compose without its comments, or None when a service passes an ``env_file`` whole
+    (then any variable may reach the engine, read by name)."""
+    cut = {c.line: c.column for c in compose.comments}
+    lines = [line[: cut[n] - 1] if n in cut else line for n, line in enumerate(compose.lines, 1)]
+    text = "\n".join(lines)
+    return None if ENV_FILE.search(text) else text
+
+
+def _unread(name: str, code: str | None) -> bool:
+    return code is not None and re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", code) is None
+
+
+def _unread_finding(compose: Compose, comment, statement: Statement) -> Finding:
+    return RULE.at(
+        compose.path,
+        comment.line,
+        comment.column + 1 + comment.text.find(statement.subject),
+        f"comment documents {statement.subject} as an override (line {comment.line}), but "
+        "nothing in the compose reads it",
+        knob=statement.subject,
+        hint=f"wire it into the command (`${{{statement.subject}:-…}}`), or drop the row",
+    )
 
 
 def _judge(compose, comment, statement: Statement, sites: dict[str, list[Site]], knobs):

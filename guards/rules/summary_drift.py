@@ -1,12 +1,14 @@
-"""D005 summary-drift: the header's summary line restates the tier the body ships.
+"""D005 summary-drift: the summary line restates the tier the body ships.
 
 Why: the first prose line after the Profile block is what an operator skims when picking a
 tier ("single 3090, MTP n=3, 160K ctx, fp8 KV, VISION ON"). It is written once and rarely
 revisited, so when the body moves to 128K or switches the drafter off, the line keeps selling
 the old tier. The line's context ("160K ctx", "200K default"), KV ("fp8 KV"), drafter depth
 ("MTP n=3", "no spec-decode") and vision ("VISION ON", "text-only") are compared with the body
-as shipped. Prose is read like a profile field: what a clause negates is not a claim, and
-figures with no ctx/KV/n= word beside them are not read at all.
+as shipped; so is the parenthesis of a comment naming "the shipped default (combination)"
+("the shipped default combination (W4A16 + MTP n=4)"). Prose is read like a profile field:
+what a clause negates is not a claim, and figures with no ctx/KV/n= word beside them are not
+read at all.
 
 Bad:
     # Profile (at-a-glance):
@@ -41,6 +43,7 @@ Good:
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from ..compose import Compose, Service
 from ..engines import Knob
@@ -70,17 +73,45 @@ VISION = re.compile(
 )
 
 
+SHIPPED = re.compile(
+    r"\bshipped\s+default(?:\s+combination|\s+tier)?\s*(?:is\s*|:\s*)?"
+    r"\((?P<items>[^()\n]*+)\)",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Stated:
+    """A statement of the tier: the summary line, or a "shipped default (…)" parenthesis."""
+
+    label: str  # how the message names it
+    number: int
+    text: str
+    column: int  # where ``text`` starts
+
+
 def check(compose: Compose, context: Context) -> list[Finding] | None:
-    line = summary_line(compose)
-    if line is None or not compose.shipped:
+    stated = tier_statements(compose)
+    if not stated or not compose.shipped:
         return None
     service = compose.shipped[0]
-    return [
-        *_depth(compose, line, service),
-        *_context(compose, line, service),
-        *_kv(compose, line, service),
-        *_vision(compose, line, service),
-    ]
+    findings = []
+    for line in stated:
+        for compare in (_depth, _context, _kv, _vision):
+            findings += compare(compose, line, service)
+    return findings
+
+
+def tier_statements(compose: Compose) -> list[Stated]:
+    found = []
+    summary = summary_line(compose)
+    if summary is not None:
+        found.append(Stated("summary line", summary.number, summary.text, summary.column))
+    for comment in compose.comments:
+        for match in SHIPPED.finditer(comment.text):
+            column = comment.column + 1 + match.start("items")
+            found.append(Stated("comment", comment.line, match.group("items"), column))
+    return found
 
 
 def summary_line(compose: Compose) -> HeaderLine | None:
@@ -109,20 +140,20 @@ def _search(
 
 
 def _at(
-    compose: Compose, line: HeaderLine, found: re.Match[str], actual: str, knob: Knob | None
+    compose: Compose, line: Stated, found: re.Match[str], actual: str, knob: Knob | None
 ) -> Finding:
     where = f" ({knob.source} line {knob.line})" if knob is not None else ""
     return RULE.at(
         compose.path,
         line.number,
         line.column + found.start(),
-        f"summary line says {found.group(0).strip()} (line {line.number}), but {actual}{where}",
+        f"{line.label} says {found.group(0).strip()} (line {line.number}), but {actual}{where}",
         knob=knob.name if knob else None,
         hint="restate the tier the body ships, or change the body to match",
     )
 
 
-def _context(compose: Compose, line: HeaderLine, service: Service) -> list[Finding]:
+def _context(compose: Compose, line: Stated, service: Service) -> list[Finding]:
     found, knob = _search(CTX, line.text), service.knob("max_model_len")
     if found is None or knob is None or knob.number is None:
         return []
@@ -132,7 +163,7 @@ def _context(compose: Compose, line: HeaderLine, service: Service) -> list[Findi
     return [_at(compose, line, found, f"{knob.flag or 'max-model-len'} is {knob.value}", knob)]
 
 
-def _kv(compose: Compose, line: HeaderLine, service: Service) -> list[Finding]:
+def _kv(compose: Compose, line: Stated, service: Service) -> list[Finding]:
     found, knob = _search(KV, line.text), service.knob("kv_cache_dtype")
     if found is None or knob is None or knob.value is None:
         return []
@@ -143,7 +174,7 @@ def _kv(compose: Compose, line: HeaderLine, service: Service) -> list[Finding]:
     return [_at(compose, line, found, f"{knob.flag or 'the KV cache type'} is {knob.value}", knob)]
 
 
-def _depth(compose: Compose, line: HeaderLine, service: Service) -> list[Finding]:
+def _depth(compose: Compose, line: Stated, service: Service) -> list[Finding]:
     knob = service.knob("drafter_depth")
     depth = knob.value if knob is not None else None
     if knob is not None and depth is None:
@@ -164,7 +195,7 @@ def _depth(compose: Compose, line: HeaderLine, service: Service) -> list[Finding
     return [_at(compose, line, found, actual, knob)]
 
 
-def _vision(compose: Compose, line: HeaderLine, service: Service) -> list[Finding]:
+def _vision(compose: Compose, line: Stated, service: Service) -> list[Finding]:
     found = VISION.search(line.text)
     decided = vision(service)
     if found is None or decided is None:

@@ -47,22 +47,15 @@ from pydantic import Field, PrivateAttr
 
 from ..compose import Compose, Service
 from ..engines import LLAMACPP, VLLM, Knob
-from ..engines.vllm import kv_dtype
 from ..errors import GuardsError
 from ..findings import Finding, Severity
 from ..header import HeaderField, first_count, same_count, status_of
-from ..kv import KV_ALIASES, KV_NAMES, same_kv
+from ..kv import same_kv
 from ..options import RuleOptions
+from ..statements import effective_kv, stated_kv
 from ..vision import stated_vision, vision
 from . import Context, Rule
 
-KV_WORD = re.compile(
-    r"\b("
-    + "|".join(sorted({*KV_ALIASES, *KV_NAMES, "fp8", "auto"}, key=len, reverse=True))
-    + r")\b",
-    re.IGNORECASE,
-)
-KV_PAIR = re.compile(r"\b(\w+)\s+K\s*\+\s*(\w+)\s+V\b")
 TP = re.compile(r"\bTP\s*=\s*(\d+)\b")
 SPLIT = re.compile(r"-ts\s+([\d.,/]+)")
 
@@ -136,24 +129,6 @@ def _kv(compose: Compose, service: Service) -> list[Finding]:
             f"write {actual} in the header, or change the default to match",
         )
     ]
-
-
-def stated_kv(text: str) -> str | None:
-    pair = KV_PAIR.search(text)
-    if pair:
-        k, v = pair.group(1).lower(), pair.group(2).lower()
-        return k if k == v else f"{k}/{v}"
-    word = KV_WORD.search(text)
-    return word.group(1).lower() if word else None
-
-
-def effective_kv(value: str, service: Service) -> str | None:
-    if service.engine == VLLM:
-        dtype = service.value("dtype")
-        if value.lower() == "auto" and dtype is None:
-            return None  # follows the checkpoint's dtype, which the compose does not say
-        return kv_dtype(value, dtype)
-    return value.lower()
 
 
 def _topology(compose: Compose, service: Service) -> list[Finding]:

@@ -126,6 +126,9 @@ def check(
     strict_baseline: bool = typer.Option(
         False, "--strict-baseline", help="Fail while the baseline holds entries that match nothing."
     ),
+    env_only: bool = typer.Option(
+        False, "--env-only", help="With --env-file: only the findings the env file causes."
+    ),
     color: str = typer.Option(
         "auto",
         "--color",
@@ -142,8 +145,15 @@ def check(
     from . import baseline as accepted
     from .report import reporter
 
+    if env_only and env_file is None:
+        raise GuardsError("--env-only needs --env-file FILE")
     entries = accepted.load(baseline, str(baseline)) if baseline is not None else None
     result, estate, rule_count = _run(paths, root, config, env_file, select, ignore)
+    if env_file is not None:
+        from .operator import operator_view
+
+        shipped, _, _ = _run(paths, root, config, None, select, ignore, quiet=True)
+        result = operator_view(result, shipped, estate, str(env_file), env_only)
     if entries is not None:
         result = accepted.apply(result, entries, str(baseline), strict_baseline)
     if verbose:
@@ -194,9 +204,9 @@ def write_baseline(
     typer.echo(f"guards: {count} finding{'s' if count != 1 else ''} recorded in {target}")
 
 
-def _run(paths, root, config, env_file, select, ignore):
+def _run(paths, root, config, env_file, select, ignore, quiet=False):
     """The suite on the estate (or the named files of it): the run, the estate, the number
-    of rules; load errors are printed as they are found."""
+    of rules; load errors are printed (unless ``quiet``)."""
     from .config import load_config
     from .estate import load_estate
     from .options import load_options
@@ -213,7 +223,7 @@ def _run(paths, root, config, env_file, select, ignore):
         paths = None  # a new registry, config or template can change any file's result
     estate = load_estate(settings, list(paths) if paths else None, env)
     result = run(estate, chosen, options)
-    for error in result.errors:
+    for error in () if quiet else result.errors:
         typer.echo(f"guards: error: {error}", err=True)
     return result, estate, len(chosen)
 

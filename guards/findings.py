@@ -51,6 +51,7 @@ class Finding:
     end_column: int = 0  # 0: the finding's own column (a point)
     fingerprint: str = ""  # set by the runner: survives line shifts (see ``fingerprint``)
     waiver: Waiver | None = None  # why it is not reported, when it is not
+    env: str | None = None  # the operator's env file that causes it (``--env-file``)
 
     def __post_init__(self) -> None:
         if not self.end_line:

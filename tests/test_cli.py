@@ -64,6 +64,7 @@ def test_json_output_follows_the_contract(capsys):
         "claim": None,
         "knob": None,
         "fingerprint": first["fingerprint"],
+        "env": None,
     }
     assert re.fullmatch(r"[0-9a-f]{16}", first["fingerprint"])
     assert all(set(f) == set(first) for f in document["findings"])

@@ -63,5 +63,6 @@ def _finding(f: Finding) -> dict:
         "claim": f.claim,
         "knob": f.knob,
         "fingerprint": f.fingerprint,
+        "env": f.env,
         **({"waiver": asdict(f.waiver)} if f.waiver else {}),
     }

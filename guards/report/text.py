@@ -22,6 +22,8 @@ class TextReporter(Reporter):
         where = paint(printable(finding.path, MAX_PATH), BOLD) + paint(
             f":{finding.line}:{finding.column}:", DIM
         )
+        if finding.env is not None:
+            level += f"[from {printable(finding.env, MAX_PATH)}] "
         line = f"{where} {paint(finding.rule, tone, BOLD)} {paint(level, tone)}{finding.message}\n"
         if finding.waiver is not None:
             line += paint(f"    {waiver_text(finding.waiver)}", DIM) + "\n"

@@ -4,14 +4,18 @@ KV bytes per token = full-attention layers x KV heads x head dim x 2 (K and V) x
 element; the registry holds the per-model figure per dtype. Per card, divide by min(TP, KV
 heads): past the head count, heads are replicated. vLLM sizes the pool from free memory at the
 utilisation ceiling; full-length sequences the pool holds = pool tokens // max-model-len.
+
+A pool measured at one utilisation and KV dtype is rescaled to another by memory: the memory
+the KV gets grows by (new util - old util) x GPU memory per card (weights and reserved memory
+stay put, so they cancel out) and holds memory / bytes per token per card. The memory of one
+GPU comes from the one table of GPU models here (``GPU_MEMORY_GIB``). The figures comments
+quote and what each was measured at are read in ``figures.py``.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-
-from .numbers import to_number
 
 GIB = 1024**3
 # The one table of KV cache dtype spellings: engine and header aliases -> canonical name.
@@ -88,68 +92,7 @@ class Pool:
     source: str  # "measured" | "computed"
     line: int | None  # the comment line it was read from
     text: str  # how it was obtained, for messages
-
-
-# Runs are possessive (`*+`) and numbers start only where a digit run starts, so comment text
-# of any shape is scanned in linear time ("KV pool" followed by 4 KB of spaces included).
-MEASURED = [
-    re.compile(r"GPU KV cache size:?\s*+(?P<n>[0-9][0-9,._]*+)\s*+tokens", re.I),
-    re.compile(
-        r"KV pool\s*+(?:of|=|:)?\s*+~?\s*+(?P<n>[0-9][0-9,.]*+)\s*+(?P<k>[KkMm])?\s*+tok", re.I
-    ),
-    re.compile(
-        r"(?<![0-9,.])(?P<n>[0-9][0-9,.]*+)\s*+(?P<k>[KkMm])?[- ]tokens?\s++(?:\w++\s++){0,2}"
-        r"(?:KV\s++)?pool",
-        re.I,
-    ),
-]
-CONCURRENCY = re.compile(r"(?<![0-9.])(?P<x>[0-9]++(?:\.[0-9]++)?)\s*+[×x]\s*+concurrency", re.I)
-
-
-def measured_pool(lines: list[tuple[int, str]], max_model_len: int | None) -> Pool | None:
-    """A measured pool size quoted in comments: `KV pool 212,977 tok`, `GPU KV cache size: N
-    tokens`, `1,795,289-token pool` (a phrase may wrap onto the next comment line), or
-    `1.03× concurrency` (times max-model-len)."""
-    text, starts = _joined(lines)
-    for pattern in MEASURED:
-        match = pattern.search(text)
-        if match:
-            tokens = _count(match.group("n"), match.groupdict().get("k"))
-            if tokens:
-                return Pool(
-                    tokens,
-                    "measured",
-                    _line_at(starts, match.start("n")),
-                    " ".join(match.group(0).split()),
-                )
-    match = CONCURRENCY.search(text)
-    factor = to_number(match.group("x")) if match else None
-    if match and factor and max_model_len:
-        tokens = round(factor * max_model_len)
-        return Pool(tokens, "measured", _line_at(starts, match.start()), match.group(0))
-    return None
-
-
-def _joined(lines: list[tuple[int, str]]) -> tuple[str, list[tuple[int, int]]]:
-    """One text of all lines (joined by a space) and (offset, line number) starts."""
-    parts, starts, offset = [], [], 0
-    for number, text in lines:
-        starts.append((offset, number))
-        parts.append(text)
-        offset += len(text) + 1
-    return " ".join(parts), starts
-
-
-def _line_at(starts: list[tuple[int, int]], offset: int) -> int:
-    return next(number for start, number in reversed(starts) if start <= offset)
-
-
-def _count(digits: str, unit: str | None) -> int | None:
-    value = to_number(digits.replace(",", "").replace("_", "").rstrip("."))
-    if value is None:
-        return None
-    scale = {"k": 1000, "m": 1_000_000}.get((unit or "").lower(), 1)
-    return int(value * scale)
+    note: str = ""  # how a measured pool was rescaled to this service, for messages
 
 
 def computed_pool(
@@ -167,3 +110,80 @@ def computed_pool(
 
 def gib(value: float) -> str:
     return f"{value / GIB:.2f}".rstrip("0").rstrip(".") + " GiB"
+
+
+def rescaled_pool(
+    tokens: int,
+    util_from: float,
+    util_to: float,
+    gpu_gib: float,
+    bytes_from: float,
+    bytes_to: float,
+) -> int:
+    """Tokens of a pool measured at ``util_from`` with ``bytes_from`` KV bytes per token per
+    card, at ``util_to`` with ``bytes_to``: the KV memory grows by the utilisation difference
+    times the GPU's memory (``gpu_gib`` may be 0 when the utilisation is the same)."""
+    memory = tokens * bytes_from + (util_to - util_from) * gpu_gib * GIB
+    return max(0, int(memory / bytes_to))
+
+
+# The one table of GPU memory, GiB per card, by model as headers name them. A model sold with
+# several sizes counts only with its size written beside it (``A100 80GB``, ``A100-40G``).
+GPU_MEMORY_GIB: dict[str, tuple[int, ...]] = {
+    "3060": (8, 12),
+    "3080": (10, 12),
+    "3090": (24,),
+    "3090 ti": (24,),
+    "4080": (16,),
+    "4090": (24,),
+    "5080": (16,),
+    "5090": (32,),
+    "a4000": (16,),
+    "a5000": (24,),
+    "a6000": (48,),
+    "rtx 6000 ada": (48,),
+    "rtx pro 6000": (96,),
+    "rtx 6000 pro": (96,),
+    "a10": (24,),
+    "a40": (48,),
+    "a100": (40, 80),
+    "h100": (80,),
+    "h100 nvl": (94,),
+    "h200": (141,),
+    "l4": (24,),
+    "l40": (48,),
+    "l40s": (48,),
+    "t4": (16,),
+    "v100": (16, 32),
+}
+_NAMES = sorted(GPU_MEMORY_GIB, key=len, reverse=True)  # "3090 ti" before "3090"
+# A model name stands alone: "4x3090", "2×3090", "RTX3090", "3090s" count; "13090" does not.
+GPU_MODEL = re.compile(
+    r"(?<![0-9A-WYZa-wyz])(?P<model>"
+    + "|".join(r"[\s-]*+".join(map(re.escape, n.split())) for n in _NAMES)
+    + r")(?=s?+(?![0-9A-Za-z]))",
+    re.IGNORECASE,
+)
+GPU_SIZE = re.compile(
+    r"[\s(/-]*+(?:(?:SXM[0-9]?|PCIe|NVL)[\s-]*+)?(?P<size>[0-9]{2,3})\s*+Gi?B?(?![A-Za-z])",
+    re.IGNORECASE,
+)
+
+
+def gpu_memory(text: str) -> tuple[float, str] | None:
+    """The memory of one card of the GPU models ``text`` names, with the name as written: the
+    smallest when it names several (vLLM sizes every card's pool by the tightest one); None
+    when it names none, or one whose size is not written and not single."""
+    found: list[tuple[float, str]] = []
+    for match in GPU_MODEL.finditer(text):
+        name = " ".join(match.group("model").lower().replace("-", " ").split())
+        sizes = GPU_MEMORY_GIB[name]
+        written = GPU_SIZE.match(text, match.end())
+        size = int(written.group("size")) if written else None
+        if len(sizes) == 1:
+            found.append((float(sizes[0]), match.group(0)))
+        elif written and size in sizes:
+            found.append((float(size), text[match.start() : written.end()].strip()))
+        else:
+            return None
+    return min(found) if found else None

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .engines import LLAMACPP, VLLM
+from .engines import LLAMACPP, SGLANG, VLLM
 from .numbers import to_count
 
 if TYPE_CHECKING:
@@ -27,6 +27,7 @@ ENGINE_NAMES = {
     "ik_llama": LLAMACPP,
     "ik-llama.cpp": LLAMACPP,
     "beellama": LLAMACPP,
+    "sglang": SGLANG,
 }
 METHODS = {
     "draft-mtp": "mtp",
@@ -39,6 +40,8 @@ METHODS = {
     "eagle": "eagle",
     "eagle3": "eagle3",
     "ngram": "ngram",
+    "nextn": "mtp",  # SGLang's --speculative-algorithm names
+    "standalone": "draft_model",
 }
 
 
@@ -58,8 +61,8 @@ def topology(compose: Compose, service: Service) -> str | None:
 
 
 def _gpu_count(service: Service) -> int | None:
-    if service.engine == VLLM:
-        value = service.value("tensor_parallel_size") or "1"  # vLLM runs TP=1 by default
+    if service.engine in (VLLM, SGLANG):
+        value = service.value("tensor_parallel_size") or "1"  # both run TP=1 by default
         return to_count(value)
     split = service.value("tensor_split")
     if split:

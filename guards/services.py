@@ -10,12 +10,14 @@ from __future__ import annotations
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 from . import yamlsrc
-from .engines import LLAMACPP, UNKNOWN, VLLM, Knob, Token
+from .engines import LLAMACPP, SGLANG, UNKNOWN, VLLM, Knob, Token
 from .errors import GuardsError
 from .interpolate import TemplateError, Value, interpolate
+from .ports import Healthcheck, PortMapping, parse_health_and_ports
 from .script import EnvEntry, Script, ScriptLine
 from .yamlsrc import MappingNode, Node, ScalarNode, SequenceNode
 
@@ -31,6 +33,8 @@ class Service:
     environment: dict[str, EnvEntry]
     devices: list[dict[str, Any]] = field(default_factory=list)
     script: Script | None = None
+    healthcheck: Healthcheck | None = None  # None: the compose sets no test
+    ports: list[PortMapping] = field(default_factory=list)
 
     def knob(self, name: str) -> Knob | None:
         return self.knobs.get(name)
@@ -56,15 +60,17 @@ def parse_service(
 
         knobs = llamacpp.knobs(tokens, script, line)
     else:
-        from .engines import vllm
+        from .engines import sglang, vllm
 
-        knobs = vllm.knobs(tokens, script, environment) if engine == VLLM else {}
+        dialect = {VLLM: vllm.knobs, SGLANG: sglang.knobs}.get(engine)
+        knobs = dialect(tokens, script, environment) if dialect else {}
     if image is not None:
         knobs["image"] = image
     devices = _devices(node, env, shown)
     if devices:
         knobs["gpus"] = _gpus(devices)
-    return Service(name, line, engine, knobs, environment, devices, script)
+    health, mappings = parse_health_and_ports(name, node, lines, env, environment, shown)
+    return Service(name, line, engine, knobs, environment, devices, script, health, mappings)
 
 
 def _interpolate(text: str, env: Mapping[str, str], shown: str, line: int, column: int) -> Value:
@@ -267,15 +273,23 @@ def _shell_words(text: str, shown: str, line: int) -> list[str]:
 
 def _engine(image: Knob | None, script: Script | None, tokens: list[Token]) -> str:
     name = (image.value or image.raw).lower() if image else ""
+    if "sglang" in name:  # lmsysorg/sglang:...; checked first: "llama" is in many names
+        return SGLANG
     if "vllm" in name:
         return VLLM
     if "llama" in name:
         return LLAMACPP
+    if script is not None and (script.runs("sglang.launch_server") or script.runs("sglang serve")):
+        return SGLANG
     if script is not None and script.runs("vllm serve"):
         return VLLM
     if script is not None and script.runs("llama-server"):
         return LLAMACPP
-    texts = {t.text for t in tokens}
+    texts = {t.text.partition("=")[0] for t in tokens}  # --flag=value counts as --flag
+    launches = {f"{a.text.rsplit('/', 1)[-1]} {b.text}" for a, b in pairwise(tokens)}
+    sglang = {"--mem-fraction-static", "--context-length", "--tp-size", "--max-running-requests"}
+    if texts & (sglang | {"--pp-size", "sglang.launch_server"}) or "sglang serve" in launches:
+        return SGLANG  # before vLLM: SGLang takes --tensor-parallel-size too
     if texts & {"--max-model-len", "--gpu-memory-utilization", "--tensor-parallel-size"}:
         return VLLM
     if texts & {"-c", "--ctx-size", "-ngl", "-np"}:

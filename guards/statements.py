@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .engines import VLLM, Knob
+from .engines import SGLANG, VLLM, Knob
 from .engines.vllm import kv_dtype
 from .header import affirmed, first_count, same_count
 from .kv import KV_ALIASES, KV_NAMES, same_kv
@@ -83,8 +83,8 @@ def stated_kv(text: str) -> str | None:
 
 
 def effective_kv(value: str, service: Service) -> str | None:
-    """What a KV type means on this service (vLLM's ``auto`` follows ``--dtype``)."""
-    if service.engine == VLLM:
+    """What a KV type means on this service (vLLM's and SGLang's ``auto`` follows ``--dtype``)."""
+    if service.engine in (VLLM, SGLANG):
         dtype = service.value("dtype")
         if value.lower() == "auto" and dtype is None:
             return None  # follows the checkpoint's dtype, which the compose does not say

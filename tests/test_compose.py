@@ -42,6 +42,7 @@ def test_vllm_knobs_take_their_defaults_and_lines(fixture_text):
         "attention_backend": ("FLASH_ATTN", 75, "command"),
         "drafter_method": ("dflash", 52, "entrypoint"),
         "drafter_depth": ("5", 47, "entrypoint"),
+        "port": ("8000", 80, "command"),
         "image": ("vllm/vllm-openai:v0.27.1", 25, "image"),
         "gpus": ("all", 30, "deploy"),
     }

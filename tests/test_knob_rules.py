@@ -33,8 +33,9 @@ def test_operator_env_reproduces_the_three_findings_from_the_thread(capsys):
         "the drafter and cudagraph capture produce…)",
         f"{path}:231:9: K002 {tag} max-num-seqs 3 (from MAX_NUM_SEQS in the environment) > 1: bf16 "
         "KV 65,536 B/token × 204,800 = 12.5 GiB (6.25 GiB/card at TP=2); the KV pool of "
-        "212,977 tokens (KV pool 212,977 tok, line 17) holds 1 full-length sequence of "
-        "204,800; max-num-seqs 3 invites preemption and recompute — watch "
+        "252,298 tokens (KV pool 212,977 tok, line 17, rescaled from util 0.9 to 0.95: "
+        "+0.05 × 24 GiB (3090, line 7), at 32,768 B/token/card) holds 1 sequence of 204,800 "
+        "tokens (the full context); max-num-seqs 3 invites preemption and recompute — watch "
         "vllm:num_preemptions",
         "guard suite: 17 pass / 3 fail",
     ]

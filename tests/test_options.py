@@ -103,4 +103,7 @@ def test_explain_lists_every_option_with_type_default_and_meaning(capsys):
         "heads).",
         "    kv-bytes-per-token (dict[str, int], default {}): Whole-model KV bytes per token, "
         "by dtype.",
+        "    tokens-per-sequence (float | None, default none): Tokens to plan per sequence: a "
+        "count (32768), or a fraction of max-model-len when at most 1 (0.25). Default: the full "
+        "context.",
     ]

@@ -13,6 +13,7 @@ from ..numbers import to_number
 
 VLLM = "vllm"
 LLAMACPP = "llama.cpp"
+SGLANG = "sglang"
 UNKNOWN = "unknown"
 
 

@@ -43,6 +43,7 @@ FLAGS = {
     "--no-mmproj": "no_mmproj",
     "-hf": "hf_repo",  # loads the repository's projector too, unless --no-mmproj
     "--hf-repo": "hf_repo",
+    "--port": "port",
 }
 DEPTH_FLAGS = ("--spec-draft-n-max", "--draft-max", "--draft-n-max", "--draft")
 TAKES_VALUE = (

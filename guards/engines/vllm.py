@@ -25,6 +25,7 @@ FLAGS = {
     "-q": "quantization",
     "--limit-mm-per-prompt": "limit_mm_per_prompt",
     "--language-model-only": "language_model_only",
+    "--port": "port",
 }
 # Flags known to take exactly one value; other flags take the non-flag tokens that follow.
 TAKES_VALUE = set(FLAGS) | {

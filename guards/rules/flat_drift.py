@@ -31,7 +31,8 @@ Good:
 from __future__ import annotations
 
 from ..compose import Compose, Service
-from ..engines import VLLM
+from ..engines import SGLANG, VLLM
+from ..engines.sglang import data_parallel
 from ..findings import Finding, Severity
 from ..header import FlatLine
 from ..numbers import to_count
@@ -70,9 +71,13 @@ def _finding(compose: Compose, line: FlatLine, actual: str, source: str) -> Find
 
 
 def _parallel_width(service: Service) -> tuple[int | None, str]:
-    if service.engine == VLLM:
+    if service.engine in (VLLM, SGLANG):
         knob = service.knob("tensor_parallel_size")
         width = to_count(knob.value) if knob else None
+        if service.engine == SGLANG:  # named as written: --tp-size, --tp, ...
+            if knob:
+                return (width, f"{knob.flag}, line {knob.line}") if width else (None, "")
+            return 1, "no --tp-size: SGLang runs TP=1"
         if knob and width:
             return width, f"--tensor-parallel-size, line {knob.line}"
         return 1, "no --tensor-parallel-size: vLLM runs TP=1"
@@ -92,7 +97,14 @@ def _gpus_needed(service: Service) -> tuple[int | None, str]:
         return None, ""
     pp = service.knob("pipeline_parallel_size")
     stages = (to_count(pp.value) if pp else None) or 1
-    return width * stages, source + (f" × PP {stages}" if stages > 1 else "")
+    copies = data_parallel(service.knobs) if service.engine == SGLANG else 1
+    if copies is None:
+        return None, ""
+    return width * stages * copies, (
+        source
+        + (f" × PP {stages}" if stages > 1 else "")
+        + (f" × DP {copies}" if copies > 1 else "")
+    )
 
 
 RULE: Rule[RuleOptions] = Rule(

@@ -39,7 +39,8 @@ Good:
 from __future__ import annotations
 
 from ..compose import Compose, Service
-from ..engines import VLLM
+from ..engines import SGLANG, VLLM, Knob
+from ..engines.sglang import data_parallel
 from ..findings import Finding, Severity
 from ..numbers import to_count
 from ..options import RuleOptions
@@ -50,12 +51,12 @@ ALL = None  # a service on every card
 
 
 def check(compose: Compose, context: Context) -> list[Finding] | None:
-    vllm = [s for s in compose.services if s.engine == VLLM]
-    if not vllm:
+    served = [s for s in compose.services if s.engine in (VLLM, SGLANG)]
+    if not served:
         return None
-    findings = [f for s in vllm for f in _width(compose, s)]
-    if len(vllm) > 1:
-        findings += _shared(compose, vllm)
+    findings = [f for s in served for f in _width(compose, s)]
+    if len(served) > 1:
+        findings += _shared(compose, served, context)
     return findings
 
 
@@ -81,7 +82,8 @@ def _width(compose: Compose, service: Service) -> list[Finding]:
         return []
     width = int(tp.number) if tp is not None and tp.number is not None else 1
     stages = int(pp.number) if pp and pp.number else 1
-    if width * stages == len(reserved):
+    copies = data_parallel(service.knobs) if service.engine == SGLANG else 1
+    if copies is None or width * stages * copies == len(reserved):
         return []
     line, column = (tp.line, tp.column) if tp else (service.line, 1)
     return [
@@ -91,7 +93,8 @@ def _width(compose: Compose, service: Service) -> list[Finding]:
             column,
             f"service {service.name} runs TP={width}"
             + (f" × PP={stages}" if stages > 1 else "")
-            + f" on {width * stages} GPUs but reserves {len(reserved)} "
+            + (f" × DP={copies}" if copies > 1 else "")
+            + f" on {width * stages * copies} GPUs but reserves {len(reserved)} "
             f"({','.join(sorted(reserved))})",
             knob="tensor_parallel_size",
             hint="make the parallel size match the reserved devices",
@@ -99,7 +102,7 @@ def _width(compose: Compose, service: Service) -> list[Finding]:
     ]
 
 
-def _shared(compose: Compose, services: list[Service]) -> list[Finding]:
+def _shared(compose: Compose, services: list[Service], context: Context) -> list[Finding]:
     """Per card, the utilisations of the services on it must sum to one card or less; each
     group of services that overflows a card is reported once, at its first service."""
     used = [(s, cards(s), s.knob("gpu_memory_utilization")) for s in services]
@@ -107,24 +110,44 @@ def _shared(compose: Compose, services: list[Service]) -> list[Finding]:
     findings, seen = [], set()
     for card in named or [""]:  # no card named: every service is on every card (ALL)
         group = [(s, u) for s, c, u in used if c is ALL or card in c]
-        total = sum(_util(u) for _, u in group)
         key = tuple(s.name for s, _ in group)
-        if len(group) < 2 or total <= 1.0 + 1e-9 or key in seen:
+        if len(group) < 2 or key in seen:
             continue
         seen.add(key)
-        parts = " + ".join(f"{s.name} {_util(u):g}" for s, u in group)
-        findings.append(
-            RULE.at(
+        unsized = [s.name for s, _ in group if _share_unknown(s)]
+        if unsized:
+            context.remark(
+                RULE,
                 compose.path,
-                group[0][0].line,
-                1,
-                f"services sharing GPUs ask for {parts} = {total:.2f} of a card",
-                knob="gpu_memory_utilization",
-                hint="lower their utilisations so they sum to 1.0 or less, "
-                "or give them separate devices",
+                f"{', '.join(unsized)} set no --mem-fraction-static (SGLang sizes it at "
+                f"start-up): the shares of {', '.join(key)} on shared GPUs are not summed",
             )
-        )
+            continue
+        findings += _overflow(compose, group)
     return findings
+
+
+def _overflow(compose: Compose, group: list[tuple[Service, Knob | None]]) -> list[Finding]:
+    total = sum(_util(u) for _, u in group)
+    if total <= 1.0 + 1e-9:
+        return []
+    parts = " + ".join(f"{s.name} {_util(u):g}" for s, u in group)
+    return [
+        RULE.at(
+            compose.path,
+            group[0][0].line,
+            1,
+            f"services sharing GPUs ask for {parts} = {total:.2f} of a card",
+            knob="gpu_memory_utilization",
+            hint="lower their utilisations so they sum to 1.0 or less, "
+            "or give them separate devices",
+        )
+    ]
+
+
+def _share_unknown(service: Service) -> bool:
+    """SGLang without --mem-fraction-static picks its share from the card's memory."""
+    return service.engine == SGLANG and service.knob("gpu_memory_utilization") is None
 
 
 def _util(knob) -> float:

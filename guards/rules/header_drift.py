@@ -46,7 +46,7 @@ from pathlib import Path
 from pydantic import Field, PrivateAttr
 
 from ..compose import Compose, Service
-from ..engines import LLAMACPP, VLLM, Knob
+from ..engines import LLAMACPP, SGLANG, VLLM, Knob
 from ..errors import GuardsError
 from ..findings import Finding, Severity
 from ..header import HeaderField, first_count, same_count, status_of
@@ -138,7 +138,7 @@ def _topology(compose: Compose, service: Service) -> list[Finding]:
     found_tp, found_split = field.search(TP), field.search(SPLIT)
     stated_tp = found_tp[1] if found_tp else None
     stated_split = found_split[1] if found_split else None
-    if stated_tp and service.engine == VLLM:
+    if stated_tp and service.engine in (VLLM, SGLANG):
         knob = service.knob("tensor_parallel_size")
         if knob and knob.value and knob.value != stated_tp.group(1):
             return [
@@ -147,7 +147,7 @@ def _topology(compose: Compose, service: Service) -> list[Finding]:
                     field,
                     stated_tp.group(0),
                     knob,
-                    "--tensor-parallel-size",
+                    knob.flag or "--tensor-parallel-size",
                     f"write TP={knob.value} in the header, or change the default",
                 )
             ]

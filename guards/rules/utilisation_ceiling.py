@@ -46,7 +46,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from ..compose import Compose
-from ..engines import VLLM
+from ..engines import SGLANG, VLLM, Knob
 from ..findings import Finding, Severity
 from ..options import RuleOptions
 from ..scope import fact
@@ -63,7 +63,7 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
     knobs = [
         (s, knob)
         for s in compose.services
-        if s.engine == VLLM and (knob := s.knob("gpu_memory_utilization")) is not None
+        if s.engine in (VLLM, SGLANG) and (knob := s.knob("gpu_memory_utilization")) is not None
     ]
     if not knobs:
         return None
@@ -88,7 +88,7 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
                 compose.path,
                 knob.line,
                 knob.column,
-                f"gpu-memory-utilization {knob.value}{provenance(knob)} is above the ceiling "
+                f"{_flag(knob)} {knob.value}{provenance(knob)} is above the ceiling "
                 f"{limit:.2f} ({source})",
                 knob="gpu_memory_utilization",
                 claim=ceiling.claim.id if ceiling else None,
@@ -96,6 +96,11 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
             )
         )
     return findings
+
+
+def _flag(knob: Knob) -> str:
+    """The flag as the engine spells it: SGLang's --mem-fraction-static is the same ceiling."""
+    return (knob.flag or "--gpu-memory-utilization").lstrip("-")
 
 
 RULE = Rule(

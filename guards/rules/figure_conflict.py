@@ -1,0 +1,131 @@
+"""D007 figure-conflict: a header quotes each KV-pool figure with one value per configuration.
+
+Why: operators size ``--max-num-seqs``, the context and the utilisation by the pool and
+concurrency figures in the header. When one header quotes the KV pool as 806,821 tokens in one
+field and 944K in another, or the concurrency as 2.36× and 1.13×, one of them is stale - a
+re-measurement updated one place and not the other - and the reader cannot tell which. Two
+figures conflict when they are the same kind (a pool in tokens, a concurrency), nothing said
+beside them sets them apart (GPUs or TP, utilisation, context, KV dtype; what a figure leaves
+unsaid is what the compose ships), and they differ by more than the precision either was
+written with: 806,821 agrees with 806K and with ~0.8M (a K may mean 1000 or 1024). Figures
+qualified apart (``at 0.90: KV pool 806,821 tok; at 0.95: KV pool 944K tok``) are two
+configurations, not a conflict.
+
+Bad:
+    # Profile (at-a-glance):
+    #   KV:        fp8 — KV pool 806,821 tok
+    #   Max ctx:   262144 (KV pool ~944K tok)
+    services:
+      vllm:
+        image: vllm/vllm-openai:v0.27.1
+        command: [--max-model-len, "262144", --kv-cache-dtype, fp8]
+
+Finds:
+    composes/example.yml:3:33: D007 the header quotes the KV pool as 944,000 tokens here (KV pool ~944K tok) and as 806,821 tokens on line 2 (KV pool 806,821 tok), for the same configuration
+
+Good:
+    # Profile (at-a-glance):
+    #   KV:        fp8 — KV pool 806,821 tok at util 0.90
+    #   Max ctx:   262144 (KV pool ~944K tok at util 0.95)
+    services:
+      vllm:
+        image: vllm/vllm-openai:v0.27.1
+        command: [--max-model-len, "262144", --kv-cache-dtype, fp8]
+"""
+
+from __future__ import annotations
+
+from ..compose import Compose
+from ..engines import VLLM
+from ..figures import (
+    Figure,
+    Setting,
+    compose_names,
+    estate_names,
+    find_figures,
+    measured_at,
+    same_setting,
+    setting,
+)
+from ..findings import Finding, Severity
+from ..options import RuleOptions
+from . import Context, Rule
+
+K_AS_1024 = 1.024  # "944K" may be 944,000 or 966,656 tokens
+
+
+def check(compose: Compose, context: Context) -> list[Finding] | None:
+    lines = [(c.line, c.column + 1, c.text) for c in compose.comments if c.where == "header"]
+    names = estate_names(c.path for c in context.estate.composes)
+    found = find_figures(lines, names, compose_names(compose.path))
+    figures = [f for f in found if not f.qualifier("source")]
+    kinds = [f.kind for f in figures]
+    if not any(kinds.count(kind) > 1 for kind in set(kinds)):
+        return None
+    shipped = _shipped(compose)
+    findings = []
+    for index, figure in enumerate(figures):
+        alike = [e for e in figures[:index] if _comparable(e, figure, shipped)]
+        if alike and not any(_agree(e, figure) for e in alike):
+            findings.append(_finding(compose, alike[0], figure))
+    return findings
+
+
+def _shipped(compose: Compose) -> Setting:
+    """What the header describes: the shipped vLLM service, else the first service."""
+    services = sorted(compose.shipped, key=lambda s: s.engine != VLLM)
+    return setting(services[0]) if services else Setting()
+
+
+def _comparable(first: Figure, second: Figure, shipped: Setting) -> bool:
+    """The same kind of figure, for the same configuration."""
+    return first.kind == second.kind and same_setting(
+        measured_at(first, shipped), measured_at(second, shipped)
+    )
+
+
+def _agree(first: Figure, second: Figure) -> bool:
+    """Equal within the precision either was written with, reading a K as 1000 or 1024."""
+    slack = max(first.unit, second.unit) * (1 + 1e-9)
+    return any(
+        abs(a - b) <= slack * max(a / first.value, b / second.value)
+        for a in _readings(first)
+        for b in _readings(second)
+    )
+
+
+def _readings(figure: Figure) -> tuple[float, ...]:
+    if figure.scaled:
+        return figure.value, figure.value * K_AS_1024
+    return (figure.value,)
+
+
+def _finding(compose: Compose, earlier: Figure, figure: Figure) -> Finding:
+    what = "the KV pool" if figure.kind == "pool" else "the concurrency"
+    return RULE.at(
+        compose.path,
+        figure.line,
+        figure.column,
+        f"the header quotes {what} as {_value(figure)} here ({figure.text}) and as "
+        f"{_value(earlier)} on line {earlier.line} ({earlier.text}), for the same configuration",
+        hint="correct the stale figure, or say beside each what it was measured at "
+        "(TP=2, @0.90, at 128K, fp8 KV)",
+    )
+
+
+def _value(figure: Figure) -> str:
+    if figure.kind == "pool":
+        return f"{figure.value:,.0f} tokens"
+    return f"{figure.value:g}×"
+
+
+RULE: Rule[RuleOptions] = Rule(
+    "D007",
+    "figure-conflict",
+    "drift",
+    ("compose",),
+    Severity.ERROR,
+    "One header quotes each KV-pool or concurrency figure with one value per configuration.",
+    check,
+    __doc__,
+)

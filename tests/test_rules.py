@@ -3,6 +3,7 @@
 import pkgutil
 import re
 import textwrap
+import tomllib
 
 import pytest
 
@@ -39,7 +40,8 @@ def example(rule, label):
 
 
 def example_files(text):
-    """``--- path`` lines split a multi-file example; a bare example is one compose."""
+    """``--- path`` lines split a multi-file example; a bare example is one compose. A
+    ``--- guards.toml`` part holds the settings the example runs with."""
     if not text.startswith("--- "):
         return {"composes/example.yml": text}
     files = {}
@@ -53,7 +55,9 @@ def finds(rule, text, root):
     """The finding lines of ``rule`` that ``guards check`` prints for an example, with every
     rule running (so a rule that judges the others has something to judge)."""
     others = [r.id for r in RULES if r is not rule]
-    result, errors = check(rule.id, example_files(text), root, also=others)
+    files = example_files(text)
+    settings = tomllib.loads(files.pop("guards.toml", "")).get("rules")
+    result, errors = check(rule.id, files, root, settings, also=others)
     assert errors == []
     return "".join(TextReporter().finding(f) for f in result.findings if f.rule == rule.id)
 

@@ -114,6 +114,7 @@ def provenance(knob: Any) -> str:
 
 def all_rules() -> list[Rule]:
     from . import (
+        catalog_drift,
         comment_default,
         drafter_depth,
         duplicate_field,
@@ -156,6 +157,7 @@ def all_rules() -> list[Rule]:
         header_drift.RULE,
         comment_default.RULE,
         flat_drift.RULE,
+        catalog_drift.RULE,
         summary_drift.RULE,
         sibling_drift.RULE,
         figure_conflict.RULE,

@@ -13,11 +13,20 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from . import yamlsrc
+from . import mdfast, mdinline, yamlsrc
 from .edit import unify_breaks
 from .errors import GuardsError
 from .markers import CLAIM_ID, Citation
-from .notewalk import Block, RetractionContext, Section, Walker
+from .notewalk import (
+    Block,
+    RetractionContext,
+    Section,
+    Walked,
+    Walker,
+    inline_runs,
+    markdown_it_inline,
+    plain_run,
+)
 
 __all__ = ["Block", "Citation", "Note", "RetractionContext", "Section", "parse_note"]
 
@@ -44,15 +53,15 @@ class Note:
         return ids
 
 
-def parse_note(text: str, shown: str) -> Note:
-    """Parse one markdown note; bad front matter raises :class:`GuardsError` naming ``shown``."""
+def parse_note(text: str, shown: str, *, fast: bool = True) -> Note:
+    """Parse one markdown note; bad front matter raises :class:`GuardsError` naming ``shown``.
+
+    ``fast`` off reads the body with markdown-it alone (the reference the fast reader is
+    tested and benchmarked against); the result is the same."""
     text = unify_breaks(text)
     lines = text.split("\n")
     front_matter, fm_citations, offset = _front_matter(lines, shown)
-    body = "\n".join(lines[offset:])
-    walker = Walker(lines, offset)
-    walker.walk(_parser().parse(body))
-    found = walker.finish()
+    found = walk_body(lines, offset, fast)
     return Note(
         shown,
         text,
@@ -63,6 +72,36 @@ def parse_note(text: str, shown: str) -> Note:
         found.contexts,
         fm_citations + found.citations,
     )
+
+
+def walk_body(lines: list[str], offset: int, fast: bool = True) -> Walked:
+    """The walk over the note's body (``lines`` from ``offset``): tokens from
+    :mod:`guards.mdfast` when it reads the body, else (or with ``fast`` off) from
+    markdown-it; the same either way."""
+    body = "\n".join(lines[offset:])
+    if fast:
+        try:
+            tokens = mdfast.block_tokens(body)
+        except mdfast.Fallback:
+            pass
+        else:
+            walker = Walker(lines, offset, _fast_inline)
+            walker.walk(tokens)
+            return walker.finish()
+    walker = Walker(lines, offset)
+    walker.walk(_parser().parse(body))
+    return walker.finish()
+
+
+def _fast_inline(content: str) -> Any:
+    """One inline run read by :mod:`guards.mdinline`, or by markdown-it when it is left."""
+    if not mdinline.has_markup(content):
+        return plain_run(content)
+    tokens = mdinline.inline_tokens(content)
+    if tokens is None:  # a construct only markdown-it reads: that run alone goes to it
+        return markdown_it_inline(_parser().parseInline(content)[0])
+    # Without "claim" in the source no piece of the run can hold a citation.
+    return inline_runs(*tokens, "claim" in content)
 
 
 @functools.lru_cache(maxsize=1)

@@ -1,5 +1,6 @@
-"""The markdown walk behind :func:`guards.notes.parse_note`: markdown-it tokens -> blocks of
-plain text with their source lines, sections, retraction contexts and claim citations.
+"""The markdown walk behind :func:`guards.notes.parse_note`: markdown tokens (markdown-it's,
+or the same ones from :mod:`guards.mdfast`) -> blocks of plain text with their source lines,
+sections, retraction contexts and claim citations.
 
 Each block keeps the lines its text came from; a retraction context (a heading, a callout or a
 paragraph opening with a dated marker) covers a range of lines, and each block learns the
@@ -9,6 +10,7 @@ innermost context around it once every context's extent is known.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -69,15 +71,60 @@ class _Inline:
     refs: list[tuple[int, str, bool]]  # (line index, claim id, inside struck text)
 
 
-def _inline(token: Any) -> _Inline:
+def markdown_it_inline(token: Any) -> _Inline:
+    """An inline token of markdown-it, read."""
+    types, contents = [], []
+    for child in token.children or ():
+        kind = child.type
+        types.append(_KINDS.get(kind, "other"))
+        contents.append(_image_alt(child) if kind == "image" else child.content)
+    return inline_runs(types, contents, True)
+
+
+# markdown-it's inline token types -> the kinds inline_runs reads (any other: "other")
+_KINDS = {
+    "text": "text",
+    "code_inline": "code_inline",
+    "image": "image",
+    "softbreak": "break",
+    "hardbreak": "break",
+    "s_open": "s_open",
+    "s_close": "s_close",
+}
+_TEXTS = frozenset(("text", "text_special", "code_inline", "image"))
+
+
+def inline_runs(types: list[str], contents: list[str], cites: bool) -> _Inline:
+    """One inline run, split per source line, from its tokens: kinds (``text`` or
+    ``text_special``, ``code_inline``, ``image`` with its alt text, ``break``, ``s_open``,
+    ``s_close``, anything else is skipped) and contents. Adjacent text tokens are one piece,
+    as markdown-it joins them; a citation must lie inside one piece. Without ``cites`` the
+    caller knows no piece can hold one, and pieces are not joined."""
+    if not cites and "s_open" not in types:
+        # Nothing struck, no citation: each line is its pieces joined (no piece holds a break).
+        text = "".join(
+            [
+                c if k in _TEXTS else "\n" if k == "break" else ""
+                for k, c in zip(types, contents, strict=True)
+            ]
+        )
+        return _Inline([line.strip() for line in text.split("\n")], [], [])
+    if cites:
+        types, contents = _joined(types, contents)
     kept: list[list[str]] = [[]]
     struck_lines: set[int] = set()
     fragments: list[str] = []
     fragment: list[str] | None = None  # the struck span being read
     refs = []
-    for child in token.children or ():
-        kind = child.type
-        if kind in ("softbreak", "hardbreak"):
+    for kind, piece in zip(types, contents, strict=True):
+        if kind in _TEXTS:
+            (kept[-1] if fragment is None else fragment).append(piece)
+            if cites and "claim:" in piece:  # cheap pre-check: most pieces cite nothing
+                refs += [
+                    (len(kept) - 1, claim_id, fragment is not None)
+                    for claim_id, _ in find_claim_refs(piece)
+                ]
+        elif kind == "break":
             kept.append([])
             if fragment is not None:
                 fragment.append("\n")
@@ -87,16 +134,31 @@ def _inline(token: Any) -> _Inline:
         elif kind == "s_close" and fragment is not None:
             fragments.append("".join(fragment))
             fragment = None
-        elif kind in ("text", "code_inline", "image"):
-            piece = _image_alt(child) if kind == "image" else child.content
-            (kept[-1] if fragment is None else fragment).append(piece)
-            if "claim:" in piece:  # cheap pre-check: most pieces cite nothing
-                refs += [
-                    (len(kept) - 1, claim_id, fragment is not None)
-                    for claim_id, _ in find_claim_refs(piece)
-                ]
     lines = [_plain(parts, index in struck_lines) for index, parts in enumerate(kept)]
     return _Inline(lines, fragments, refs)
+
+
+def plain_run(text: str) -> _Inline:
+    """An inline run that is all text (no markup at all)."""
+    refs = (
+        [(0, claim_id, False) for claim_id, _ in find_claim_refs(text)] if "claim:" in text else []
+    )
+    return _Inline([text.strip()], [], refs)
+
+
+def _joined(types: list[str], contents: list[str]) -> tuple[list[str], list[str]]:
+    """Adjacent ``text`` and ``text_special`` tokens as one ``text`` token."""
+    joined_types: list[str] = []
+    joined: list[str] = []
+    for kind, content in zip(types, contents, strict=True):
+        if kind == "text" or kind == "text_special":
+            if joined_types and joined_types[-1] == "text":
+                joined[-1] += content
+                continue
+            kind = "text"
+        joined_types.append(kind)
+        joined.append(content)
+    return joined_types, joined
 
 
 def _plain(parts: list[str], had_struck: bool) -> str:
@@ -131,6 +193,8 @@ class _Item:
 class Walker:
     lines: list[str]
     offset: int
+    # markdown-it's inline token (or the fast reader's inline content) -> its runs
+    inline: Callable[[Any], _Inline] = markdown_it_inline
     blocks: list[Block] = field(default_factory=list)
     sections: list[Section] = field(default_factory=list)
     contexts: list[RetractionContext] = field(default_factory=list)
@@ -147,10 +211,20 @@ class Walker:
             index = self.token(tokens, index) + 1
 
     def token(self, tokens: list[Any], index: int) -> int:
-        """Handle one token; returns the index of the last token it consumed."""
+        """Handle one token; returns the index of the last token it consumed.
+
+        Tokens are markdown-it's, or those of :mod:`guards.mdfast`, which carry a paragraph's,
+        heading's or table's inline content on the one token (kinds ``paragraph``,
+        ``heading``, ``table``)."""
         token = tokens[index]
         kind = token.type
-        if kind == "heading_open":
+        if kind == "paragraph":
+            self.paragraph(token, token.content)
+        elif kind == "heading":
+            self.heading(token, token.content)
+        elif kind == "table":
+            self.table_rows(self.span(token), [(r + 1, cells) for r, cells in token.rows])
+        elif kind == "heading_open":
             self.heading(token, tokens[index + 1])
             return index + 1
         if kind == "paragraph_open":
@@ -179,7 +253,7 @@ class Walker:
 
     def heading(self, token: Any, inline: Any) -> None:
         start, end = self.span(token)
-        runs = _inline(inline)
+        runs = self.inline(inline)
         title = " ".join(line for line in runs.lines if line)
         self.sections.append(Section(title, int(token.tag[1:]), start, end))
         marker = retraction_marker(title)
@@ -189,7 +263,7 @@ class Walker:
 
     def paragraph(self, token: Any, inline: Any) -> None:
         start, end = self.span(token)
-        runs = _inline(inline)
+        runs = self.inline(inline)
         if not self.callout(runs.lines):
             self.leading_marker(runs.lines, start, end)
         self.add_block("paragraph", start, end, runs, start)
@@ -223,7 +297,7 @@ class Walker:
         if item is not None and not item.checked:
             item.checked = True
             start, end = item.start, item.end
-        first_line = next((line for line in lines if line), "")
+        first_line = lines[0] or next((line for line in lines if line), "")
         marker = retraction_marker(first_line, at_start=True)
         if marker is not None:
             self.contexts.append(RetractionContext("paragraph", marker, start, end))
@@ -236,30 +310,41 @@ class Walker:
         self.block("code", content, start, end, (), line_texts if content else ())
 
     def table(self, tokens: list[Any], index: int) -> int:
-        start, end = self.span(tokens[index])
-        rows: list[tuple[int, list[_Inline]]] = []
+        span = self.span(tokens[index])
+        rows: list[tuple[int, list[Any]]] = []
         while tokens[index].type != "table_close":
             token = tokens[index]
             if token.type == "tr_open":
-                rows.append((token.map[0] + self.offset + 1, []))
+                rows.append((token.map[0] + 1, []))
             elif token.type == "inline" and rows:
-                rows[-1][1].append(_inline(token))
+                rows[-1][1].append(token)
             index += 1
+        self.table_rows(span, rows)
+        return index
+
+    def table_rows(self, span: tuple[int, int], rows: list[tuple[int, list[Any]]]) -> None:
+        """A table from its rows: (0-based line in the body, the cells' inline contents)."""
         line_texts, struck = [], []
-        for line, cells in rows:
+        for row, contents in rows:
+            line = row + self.offset
+            cells = [self.inline(content) for content in contents]
             line_texts.append((line, " | ".join(" ".join(cell.lines) for cell in cells)))
             for cell in cells:
                 struck += cell.struck
                 for _, claim_id, in_struck in cell.refs:
                     self.cite(line, claim_id, in_struck)
         text = "\n".join(text for _, text in line_texts)
-        self.block("table", text, start, end, tuple(struck), tuple(line_texts))
-        return index
+        self.block("table", text, span[0], span[1], tuple(struck), tuple(line_texts))
 
     def add_block(self, kind: str, start: int, end: int, runs: _Inline, first: int) -> None:
         # `first` is the line of the block's first text line; inline line i sits at first + i.
-        line_texts = tuple((first + i, text) for i, text in enumerate(runs.lines))
-        text = "\n".join(runs.lines)
+        lines = runs.lines
+        if len(lines) == 1:
+            line_texts: tuple[tuple[int, str], ...] = ((first, lines[0]),)
+            text = lines[0]
+        else:
+            line_texts = tuple((first + i, text) for i, text in enumerate(lines))
+            text = "\n".join(lines)
         self.block(kind, text, start, end, tuple(runs.struck), line_texts)
         for line_index, claim_id, struck in runs.refs:
             self.cite(first + line_index, claim_id, struck)
@@ -296,7 +381,7 @@ class Walker:
             self.contexts + self.heading_contexts(sections), key=lambda c: (c.line, -c.end_line)
         )
         around = _Innermost(contexts)
-        blocks = [replace(b, retraction=around.at(b.line)) for b in self.blocks]
+        blocks = [_covered(b, around.at(b.line)) for b in self.blocks]
         around = _Innermost(contexts)
         citations = [
             Citation(claim_id, line, column, struck or around.at(line) is not None)
@@ -313,7 +398,8 @@ class Walker:
             end = next(following, len(self.lines) + 1) - 1
             while end > section.end_line and not self.lines[end - 1].strip():
                 end -= 1
-            closed.append(replace(section, end_line=max(end, section.end_line)))
+            end = max(end, section.end_line)
+            closed.append(section if end == section.end_line else replace(section, end_line=end))
         return closed
 
     def heading_contexts(self, sections: list[Section]) -> list[RetractionContext]:
@@ -321,6 +407,10 @@ class Walker:
             RetractionContext("heading", marker, sections[i].line, sections[i].end_line)
             for i, marker in self.heading_markers.items()
         ]
+
+
+def _covered(block: Block, context: RetractionContext | None) -> Block:
+    return block if context is None else replace(block, retraction=context)
 
 
 class _Innermost:

@@ -25,10 +25,9 @@ Generated regions are left out: their text is maintained by ``guards regen``.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -36,10 +35,9 @@ from .markers import COMMIT_REF, Marker, correction, strip_struck
 from .notes import Note
 from .textmatch import (
     DISTINCTIVE,
-    MIN_SHINGLES,
     MIN_STATEMENT,
-    PHRASE_SHARE,
-    SHINGLE,
+    ROUNDING,
+    CandidateIndex,
     ClaimMatcher,
     Match,
     Tokens,
@@ -48,7 +46,7 @@ from .textmatch import (
     tokenize,
     words,
 )
-from .vocabulary import Vocabulary, general_rarity
+from .vocabulary import Vocabulary
 
 if TYPE_CHECKING:
     from .compose import Compose
@@ -209,14 +207,15 @@ def _note_passages(note: Note, history: bool) -> list[Passage]:
 
 class ClaimScan:
     """The estate read for claims once per run: passages, the vocabulary, one matcher per
-    claim."""
+    claim, and which passages each claim can match at all (``CandidateIndex``): the withdrawn
+    claims are indexed together, any other claim asked about on its own."""
 
     def __init__(self, estate: Estate) -> None:
         self.estate = estate
         self._passages: dict[int, list[Passage]] = {}
         self._matchers: dict[str, ClaimMatcher] = {}
         self._side_cache: dict[str, tuple[set[str], set[str], set[tuple[str, ...]]]] = {}
-        self._relevant: dict[int, set[str]] = {}
+        self._indexes: dict[str | None, _Placed] = {}  # None: the withdrawn claims
 
     def passages(self, target: Compose | Note) -> list[Passage]:
         key = id(target)
@@ -247,30 +246,23 @@ class ClaimScan:
         return self._matchers[claim.id]
 
     @cached_property
-    def _anchors(self) -> tuple[dict[str, set[str]], frozenset, set[str]]:
-        """Which claims each anchor word belongs to, the anchor words, and the claims that
-        have too few anchors to be filtered on them (looked for everywhere)."""
-        owners: dict[str, set[str]] = {}
-        everywhere: set[str] = set()
-        for claim in self.estate.registry.claims:
-            words_of = anchors(claim)
-            if words_of is None:
-                everywhere.add(claim.id)
-            for word in words_of or ():
-                owners.setdefault(word, set()).add(claim.id)
-        return owners, frozenset(owners), everywhere
+    def _withdrawn(self) -> dict[str, Claim]:
+        """The claims whose stale copies are looked for, by id."""
+        claims = self.estate.registry.claims
+        return {c.id: c for c in claims if c.is_withdrawn and (c.wordings or c.match)}
 
-    def relevant(self, passage: Passage) -> set[str]:
-        """The claims a passage can possibly match: it holds one of their anchor words. One
-        set intersection per passage for all claims, before any claim is matched."""
-        key = id(passage)
-        if key not in self._relevant:
-            owners, words, everywhere = self._anchors
-            found = set(everywhere)
-            for word in passage.tokens.vocabulary & words:
-                found |= owners[word]
-            self._relevant[key] = found
-        return self._relevant[key]
+    def candidates(self, claim: Claim, target: Compose | Note) -> list[Passage]:
+        """The passages of ``target`` that can match ``claim`` at all, in order: its matcher
+        finds nothing in the others. Each target's passages are placed once for every claim
+        indexed with this one."""
+        withdrawn = claim.id in self._withdrawn
+        key = None if withdrawn else claim.id
+        if key not in self._indexes:
+            group = self._withdrawn.values() if withdrawn else [claim]
+            matchers = {c.id: self.matcher(c) for c in group}
+            frequency = self.vocabulary.frequency.__getitem__
+            self._indexes[key] = _Placed(CandidateIndex(matchers, frequency))
+        return self._indexes[key].passages(claim.id, target, self.passages(target))
 
     def stale_copies(self, claim: Claim, target: Compose | Note) -> list[Copy]:
         """Copies of a withdrawn claim's wording that still assert it."""
@@ -278,9 +270,7 @@ class ClaimScan:
             return []
         matcher = self.matcher(claim)
         found = []
-        for passage in self.passages(target):
-            if claim.id not in self.relevant(passage):
-                continue
+        for passage in self.candidates(claim, target):
             for match in matcher.find(passage.tokens):
                 if self._asserts(claim, matcher, passage, match):
                     tokens = passage.tokens
@@ -336,26 +326,22 @@ class ClaimScan:
         return said - set(replacement), set(replacement) - said, shingles(replacement) - claimed
 
 
-def anchors(claim: Claim) -> set[str] | None:
-    """Words one of which every match of ``claim`` must hold: its words that are not everyday
-    English (a restatement needs three of them, a copy of a dozen words holds one), and for
-    each match phrase enough of its rarest words that a phrase missing 20% of its words still
-    holds one. ``None`` when a run of a dozen everyday words in a wording could be copied
-    without any: such a claim is looked for everywhere."""
-    found: set[str] = set()
-    for wording in claim.wordings:
-        sequence = words(wording)
-        plain = 0
-        for word in sequence:
-            plain = 0 if general_rarity(word) >= DISTINCTIVE else plain + 1
-            if plain >= MIN_SHINGLES + SHINGLE - 1:
-                return None
-        found |= {w for w in sequence if general_rarity(w) >= DISTINCTIVE}
-    for phrase in claim.match:
-        sequence = sorted(set(words(phrase)), key=general_rarity, reverse=True)
-        skippable = len(sequence) - math.ceil(PHRASE_SHARE * len(sequence))
-        found |= set(sequence[: skippable + 1])
-    return found
+@dataclass
+class _Placed:
+    """A candidate index and, per target, the passages each of its claims can match."""
+
+    index: CandidateIndex
+    targets: dict[int, dict[str, list[Passage]]] = field(default_factory=dict)
+
+    def passages(self, claim_id: str, target: object, passages: list[Passage]) -> list[Passage]:
+        key = id(target)
+        if key not in self.targets:
+            placed: dict[str, list[Passage]] = {}
+            for passage in passages:
+                for candidate in self.index.candidates(passage.tokens):
+                    placed.setdefault(candidate, []).append(passage)
+            self.targets[key] = placed
+        return self.targets[key].get(claim_id, [])
 
 
 def targets(estate: Estate) -> Iterator[Compose | Note]:
@@ -409,14 +395,30 @@ def rank(scan: ClaimScan, claim: Claim, limit: int | None = None) -> list[Candid
     first, for ``guards claims find``."""
     matcher = scan.matcher(claim)
     statements = [(s, t) for s, t in _statements(scan, claim) if t >= MIN_STATEMENT]
-    found = [
-        candidate
-        for target in targets(scan.estate)
-        for passage in scan.passages(target)
-        for candidate in _candidates(scan, claim, matcher, statements, target, passage)
-    ]
+    found: list[Candidate] = []
+    for target in targets(scan.estate):
+        matchable = {id(passage) for passage in scan.candidates(claim, target)}
+        cited = any(c.claim_id == claim.id for c in target.citations)
+        for passage in scan.passages(target):
+            matched = id(passage) in matchable  # elsewhere the matcher finds nothing
+            if not (matched or cited) and _below(scan, statements, passage.tokens.vocabulary):
+                continue
+            judged = _judged_units(scan, claim, matcher, passage) if matched else {}
+            found += _candidates(scan, claim, matcher, statements, target, passage, judged)
     found.sort(key=lambda c: (-c.score, -c.weight, c.path, c.line))
     return found[:limit] if limit else found
+
+
+def _below(
+    scan: ClaimScan, statements_: list[tuple[set[str], float]], vocabulary: set[str]
+) -> bool:
+    """No unit of a passage using ``vocabulary`` holds ``MIN_CANDIDATE`` of a statement's
+    weight: the passage as a whole does not (with a margin for float rounding)."""
+    weight = scan.vocabulary.weight
+    return all(
+        sum(weight(w) for w in s & vocabulary) < (MIN_CANDIDATE - ROUNDING) * total
+        for s, total in statements_
+    )
 
 
 def _statements(scan: ClaimScan, claim: Claim) -> list[tuple[set[str], float]]:
@@ -432,9 +434,10 @@ def _candidates(
     statements_: list[tuple[set[str], float]],
     target: Compose | Note,
     passage: Passage,
+    judged: dict[int, str],
 ) -> Iterator[Candidate]:
+    """The passage's units worth showing; ``judged``: the units a match touches."""
     weight = scan.vocabulary.weight
-    judged = _judged_units(scan, claim, matcher, passage)
     cited = {c.line for c in target.citations if c.claim_id == claim.id}
     for index, unit in enumerate(passage.units):
         sequence = tuple(w for sentence in passage.sentences(index) for w in sentence)

@@ -22,7 +22,9 @@ signs unified, markdown emphasis and code ticks dropped, ``21,443`` -> ``21443``
 
 and no ``not_match`` phrase covers the match. Whether a match is a stale assertion or a
 correction that reuses the old words is decided by the caller (``guards.claimscan``), which
-knows the passage's structure.
+knows the passage's structure. Which passages a matcher is given at all is decided for many
+claims at once by a ``CandidateIndex``: from each passage's words and shingles, computed once,
+never by comparing every passage with every claim.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ RESTATED_TERMS = 3  # distinctive words of the statement it holds ...
 DISTINCTIVE = 0.35  # ... each weighing at least this much
 RESTATED_SHINGLES = 2  # and claim shingles it shares
 MIN_STATEMENT = 2.0  # total weight below which a statement is too plain to restate
+ROUNDING = 1e-9  # relative margin on sums of weights, against float rounding
 COPY, RESTATED, PHRASE = 0, 1, 2  # kinds of evidence, weakest first
 KINDS = {COPY: "copy", RESTATED: "restatement", PHRASE: "phrase"}
 TOKEN = re.compile(r"[a-z0-9]+(?:[._][a-z0-9]+)*|[\n\x1e]|[.!?;:](?=\s|$)")
@@ -341,9 +344,9 @@ class ClaimMatcher:
     def _phrase_spans(self, tokens: Tokens) -> list[tuple[int, int]]:
         spans = []
         for phrase in self.phrases:
-            need = math.ceil(PHRASE_SHARE * len(phrase))
+            need = _need(phrase)
             heads = set(phrase[: len(phrase) - need + 1])  # a match may skip leading words
-            if len(tokens.vocabulary.intersection(phrase)) < need:
+            if not _may_hold(tokens.vocabulary, phrase):
                 continue
             starts = tokens.positions(heads)
             for start in starts:
@@ -351,6 +354,106 @@ class ClaimMatcher:
                 if end is not None:
                     spans.append((start, end))
         return spans
+
+    # -- what the candidate index asks of a claim, without looking at any passage --------------
+
+    def possible(self, vocabulary: set[str], hits: int) -> bool:
+        """Whether a passage using ``vocabulary``, where ``hits`` positions start a shingle of
+        the claim, can match it at all: the conditions ``find`` checks before anything else. A
+        copy holds ``MIN_SHINGLES`` hits, a phrase ``PHRASE_SHARE`` of its words, a restatement
+        a statement's words (``_restated``) and ``RESTATED_SHINGLES`` hits."""
+        if hits >= MIN_SHINGLES or any(_may_hold(vocabulary, p) for p in self.phrases):
+            return True
+        return hits >= RESTATED_SHINGLES and bool(self._restated(vocabulary))
+
+    def anchors(self, frequency: Callable[[str], int]) -> set[str]:
+        """Words one of which every passage holds where a phrase or a restatement of the claim
+        can be found, the rarest (by ``frequency``) that suffice: a phrase may miss
+        ``1 - PHRASE_SHARE`` of its words, so any that many plus one of them will do; a
+        statement is restated by ``RESTATED_TERMS`` of its distinctive words holding
+        ``RESTATED_SHARE`` of its weight, so a passage without words weighing the rest, or
+        without all but ``RESTATED_TERMS - 1`` of its distinctive words, restates nothing."""
+        found: set[str] = set()
+        for phrase in self.phrases:
+            rarest = sorted(set(phrase), key=lambda w: (frequency(w), w))
+            found.update(rarest[: max(0, len(rarest) - _need(phrase) + 1)])
+        for statement, total in self.statements:
+            found |= self._statement_anchors(statement, total, frequency)
+        return found
+
+    def _statement_anchors(
+        self, statement: set[str], total: float, frequency: Callable[[str], int]
+    ) -> set[str]:
+        distinctive = sum(1 for w in statement if self.weight(w) >= DISTINCTIVE)
+        if distinctive < RESTATED_TERMS:
+            return set()  # too few distinctive words to ever be restated
+        spare_terms = distinctive - RESTATED_TERMS  # distinctive words a restatement may lack
+        spare_weight = (1 - RESTATED_SHARE) * total * (1 + ROUNDING)  # weight it may lack
+        chosen: set[str] = set()
+        terms, held = 0, 0.0
+        for word in sorted(statement, key=lambda w: (frequency(w), w)):
+            chosen.add(word)
+            terms += self.weight(word) >= DISTINCTIVE
+            held += self.weight(word)
+            if terms > spare_terms or held > spare_weight:
+                break
+        return chosen
+
+
+class CandidateIndex:
+    """Which of many claims a passage can match at all, from the passage's own words and
+    shingles (each computed once) and an inverted index of the claims' terms: a claim shingle
+    names the claims that use it, an anchor word (``ClaimMatcher.anchors``) the claims whose
+    phrases or statements it anchors. A passage is a candidate for a claim when it holds
+    ``MIN_SHINGLES`` positions of the claim's shingles, or an anchor word of the claim and
+    ``ClaimMatcher.possible`` agrees. Every pair ``ClaimMatcher.find`` matches is a candidate;
+    the work per passage grows with what it shares with the claims, not with their number."""
+
+    def __init__(self, matchers: dict[str, ClaimMatcher], frequency: Callable[[str], int]) -> None:
+        """``frequency``: how many units of the estate use a word (rare anchors come first)."""
+        self.matchers = matchers
+        self.shingle_owners: dict[tuple[str, ...], list[str]] = {}
+        self.word_owners: dict[str, list[str]] = {}
+        for key, matcher in matchers.items():
+            for shingle in matcher.shingles:
+                self.shingle_owners.setdefault(shingle, []).append(key)
+            for word in matcher.anchors(frequency):
+                self.word_owners.setdefault(word, []).append(key)
+
+    def hits(self, tokens: Tokens) -> Counter[str]:
+        """For each claim, the positions of the passage that start one of its shingles."""
+        sequence = tokens.sequence
+        owners = self.shingle_owners
+        shingles = zip(sequence, sequence[1:], sequence[2:], strict=False)
+        found: Counter[str] = Counter()
+        for shingle, count in Counter(filter(owners.__contains__, shingles)).items():
+            for key in owners[shingle]:
+                found[key] += count
+        return found
+
+    def candidates(self, tokens: Tokens) -> set[str]:
+        """The claims the passage can match."""
+        hits = self.hits(tokens)
+        found = {key for key, count in hits.items() if count >= MIN_SHINGLES}
+        checked = set(found)
+        vocabulary = tokens.vocabulary
+        for word in self.word_owners.keys() & vocabulary:
+            for key in self.word_owners[word]:
+                if key not in checked:
+                    checked.add(key)
+                    if self.matchers[key].possible(vocabulary, hits[key]):
+                        found.add(key)
+        return found
+
+
+def _need(phrase: tuple[str, ...]) -> int:
+    """Words of a phrase a match holds."""
+    return math.ceil(PHRASE_SHARE * len(phrase))
+
+
+def _may_hold(vocabulary: set[str], phrase: tuple[str, ...]) -> bool:
+    """A passage using ``vocabulary`` holds enough distinct words of ``phrase`` to match it."""
+    return len(vocabulary.intersection(phrase)) >= _need(phrase)
 
 
 def _in_order(sequence: list[str], start: int, phrase: tuple[str, ...], need: int) -> int | None:

@@ -44,6 +44,7 @@ class Vocabulary:
         self.frequency: Counter[str] = Counter()
         for words in distinct:
             self.frequency.update(set(words))
+        self._weights: dict[str, float] = {}  # asked for again and again by every matcher
 
     def estate_factor(self, word: str) -> float:
         """1 for a word few distinct units of the estate use, down to 1 - ESTATE_SHARE."""
@@ -53,7 +54,10 @@ class Vocabulary:
         return 1.0 - ESTATE_SHARE * min(1.0, share / COMMON_SHARE)
 
     def weight(self, word: str) -> float:
-        return general_rarity(word) * self.estate_factor(word)
+        found = self._weights.get(word)
+        if found is None:
+            found = self._weights[word] = general_rarity(word) * self.estate_factor(word)
+        return found
 
     def total(self, terms: Iterable[str]) -> float:
         return sum(self.weight(t) for t in set(terms))

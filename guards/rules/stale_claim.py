@@ -70,6 +70,9 @@ def check(target: Compose | Note, context: Context) -> list[Finding] | None:
     scan = context.estate.claim_scan
     findings = []
     for claim in withdrawn:
+        copies = dict.fromkeys(scan.stale_copies(claim, target))
+        if not copies:
+            continue  # most targets repeat no claim: no message to prepare
         when = f"{claim.status} {claim.retracted}" if claim.retracted else claim.status
         why = f": {summary(claim.reason, 80)}" if claim.reason else ""
         hint = (
@@ -78,7 +81,7 @@ def check(target: Compose | Note, context: Context) -> list[Finding] | None:
             else f"remove it, or quote it inside a `Retracted {claim.retracted or 'YYYY-MM-DD'} "
             f"(claim:{claim.id})` callout"
         )
-        for copy in dict.fromkeys(scan.stale_copies(claim, target)):
+        for copy in copies:
             lines = (
                 f"lines {copy.line}-{copy.end_line}"
                 if copy.end_line > copy.line

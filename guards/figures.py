@@ -29,9 +29,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from .engines import VLLM
@@ -178,18 +177,19 @@ class Setting:
 
 
 def find_figures(
-    lines: Iterable[tuple[int, int, str]], names: Iterable[str] = (), own: Iterable[str] = ()
+    lines: Iterable[tuple[int, int, str]],
+    names: frozenset[str] = frozenset(),
+    own: Iterable[str] = (),
 ) -> list[Figure]:
     """Figures in comment lines given as (line number, column where ``text`` starts, text).
     ``names`` are how comments name the estate's composes (``dual/ultrafast``), ``own`` this
     compose's: a sentence naming another compose quotes that compose's figures."""
     found: list[Figure] = []
-    naming = _naming(tuple(sorted(set(names), key=lambda name: (-len(name), name))))
-    mine = {name.lower() for name in own}
+    naming = Naming(names, own)
     for paragraph in _paragraphs(lines):
         text, starts = _joined(paragraph)
         for start, end in _sentences(text):
-            found += _in_sentence(text[start:end], start, starts, (naming, mine))
+            found += _in_sentence(text[start:end], start, starts, naming)
             if len(found) >= MAX_FIGURES:
                 return found[:MAX_FIGURES]
     return found
@@ -239,7 +239,7 @@ def _in_sentence(
     sentence: str,
     offset: int,
     starts: list[tuple[int, int, int]],
-    naming: tuple[re.Pattern[str] | None, set[str]],
+    naming: Naming,
 ) -> list[Figure]:
     matches = _figure_matches(sentence)
     if not matches:
@@ -323,19 +323,18 @@ def _amount(digits: str, suffix: str | None) -> tuple[float, float, bool] | None
 
 
 def _qualifiers(
-    sentence: str, figures: set[int], naming: tuple[re.Pattern[str] | None, set[str]]
+    sentence: str, figures: set[int], naming: Naming
 ) -> dict[str, list[tuple[int, Qualifier]]]:
     """Every qualifier of the sentence by kind, with its offset, in text order."""
     found: dict[str, list[tuple[int, Qualifier]]] = {}
-    pattern, mine = naming
-    patterns = [*QUALIFIERS, ("source", pattern)] if pattern else QUALIFIERS
-    for kind, pattern in patterns:
+    for kind, pattern in QUALIFIERS:
         for match in pattern.finditer(sentence):
-            if kind == "source" and match.group(0).lower() in mine:
-                continue
             qualifier = _qualifier(kind, match, sentence)
             if qualifier is not None and match.start() not in figures:
                 found.setdefault(DIMENSION.get(kind, kind), []).append((match.start(), qualifier))
+    for at, name in naming.others(sentence):
+        if at not in figures:
+            found.setdefault("source", []).append((at, Qualifier("source", name, name)))
     return {kind: sorted(items, key=lambda item: item[0]) for kind, items in found.items()}
 
 
@@ -371,18 +370,50 @@ def _context(digits: str, suffix: str | None, text: str) -> Qualifier | None:
     return Qualifier("context", int(tokens), " ".join(text.split()), scaled)
 
 
-@lru_cache(maxsize=64)
-def _naming(names: tuple[str, ...]) -> re.Pattern[str] | None:
-    """A pattern for the names of the estate's composes, longest first (compiled once)."""
-    if not names:
+NAME = re.compile(r"[\w.-]+/[\w.-]+")  # the names comments can mention
+NAME_START = re.compile(r"(?<![\w/.-])[\w.-]+/[\w.-]+")  # where a mention may start
+NAME_END = re.compile(r"\.|$")  # where it may end (not before a word character, / or -)
+AFTER_NAME = re.compile(r"[\w/-]")
+
+
+class Naming:
+    """Where a sentence names another compose of the estate (``dual/ultrafast``, any case, not
+    inside a longer path or word): at each place a mention may start, the longest name that
+    ends where a name may end. Time grows with the sentence, not with the estate."""
+
+    def __init__(self, names: frozenset[str], own: Iterable[str]) -> None:
+        """``names``: every compose's (``estate_names``), ``own``: this compose's."""
+        self.names = names
+        self.mine = frozenset(name.lower() for name in own)
+
+    def others(self, sentence: str) -> Iterator[tuple[int, str]]:
+        """(offset, name as written) of each mention of another compose."""
+        at = 0
+        while self.names and (found := NAME_START.search(sentence, at)):
+            start = found.start()
+            end = self._longest(sentence, start, found.group(0))
+            if end is None:
+                at = found.end()
+                continue
+            name = sentence[start:end]
+            if name.lower() not in self.mine:
+                yield start, name
+            at = end
+
+    def _longest(self, sentence: str, start: int, run: str) -> int | None:
+        ends = sorted((m.start() for m in NAME_END.finditer(run)), reverse=True)
+        for end in ends:
+            if AFTER_NAME.match(sentence, start + end):
+                continue
+            said = run[:end].lower()
+            if said in self.names or said in self.mine:
+                return start + end
         return None
-    alternatives = "|".join(re.escape(name) for name in names)
-    return re.compile(r"(?<![\w/.-])(?:" + alternatives + r")(?![\w/-])", re.I)
 
 
-def estate_names(paths: Iterable[str]) -> list[str]:
-    """How comments name every compose of an estate."""
-    return [name for path in paths for name in compose_names(path)]
+def estate_names(paths: Iterable[str]) -> frozenset[str]:
+    """How comments name every compose of an estate, in lower case, as ``Naming`` takes them."""
+    return frozenset(n.lower() for path in paths for n in compose_names(path) if NAME.fullmatch(n))
 
 
 def compose_names(path: str) -> tuple[str, ...]:
@@ -500,12 +531,12 @@ class Sizes:
 
 
 def compose_figures(
-    comments: Iterable[Comment], names: Iterable[str] = (), own: Iterable[str] = ()
+    comments: Iterable[Comment], names: frozenset[str] = frozenset(), own: Iterable[str] = ()
 ) -> list[Figure]:
     """A compose's figures in the order to use them: the header's, then the other comments';
     pools in tokens before concurrencies. ``names`` and ``own`` as for :func:`find_figures`."""
     found: list[Figure] = []
-    comments, names, own = list(comments), list(names), list(own)
+    comments, own = list(comments), list(own)
     for header in (True, False):
         lines = [
             (c.line, c.column + 1, c.text) for c in comments if (c.where == "header") == header

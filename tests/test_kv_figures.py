@@ -1,13 +1,19 @@
 """KV-pool figures in comments and what each was measured at (guards/figures.py), the GPU
 memory table and the rescaling arithmetic (guards/kv.py)."""
 
+import re
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from guards.figures import (
+    Naming,
     Setting,
     compose_names,
     elsewhere,
+    estate_names,
     find_figures,
     measured_at,
     same_setting,
@@ -34,7 +40,7 @@ def read(text: str, names: tuple[str, ...] = (), own: tuple[str, ...] = ()) -> l
             f.text,
             {q.kind: (q.value, q.text) for q in f.qualifiers},
         )
-        for f in find_figures(comments(text), names, own)
+        for f in find_figures(comments(text), estate_names(names), own)
     ]
 
 
@@ -288,3 +294,35 @@ def test_tokens_per_sequence_takes_a_count_or_a_fraction(value):
 def test_tokens_per_sequence_refuses_a_partial_count_and_nothing(value):
     with pytest.raises(ValidationError):
         Options.model_validate({"tokens-per-sequence": value})
+
+
+def _by_alternation(sentence: str, names: list[str], own: list[str]) -> list[tuple[int, str]]:
+    """Mentions as one alternation of every name finds them (longest first), for comparison."""
+    ordered = sorted(set(names) | set(own), key=lambda name: (-len(name), name))
+    pattern = re.compile(
+        r"(?<![\w/.-])(?:" + "|".join(map(re.escape, ordered)) + r")(?![\w/-])", re.I
+    )
+    mine = {name.lower() for name in own}
+    return [
+        (m.start(), m.group(0))
+        for m in pattern.finditer(sentence)
+        if m.group(0).lower() not in mine
+    ]
+
+
+NAME_PARTS = st.sampled_from(["dual", "single", "fp8", "fp8.mtp", "mtp-5", "Dual", "a_b", "x"])
+
+
+@given(
+    st.lists(st.tuples(NAME_PARTS, NAME_PARTS), min_size=1, max_size=6),
+    st.lists(
+        st.one_of(NAME_PARTS, st.sampled_from(["/", ".", "-", " ", "(", ")", ".yml", "'s", "é"])),
+        max_size=14,
+    ),
+)
+def test_naming_finds_what_one_alternation_of_every_name_finds(pairs, pieces):
+    names = [f"{a}/{b}" for a, b in pairs]
+    own, others = names[:1], names[1:]
+    sentence = "".join(pieces)
+    naming = Naming(estate_names(f"c/{n}.yml" for n in names), own)
+    assert list(naming.others(sentence)) == _by_alternation(sentence, others, own)

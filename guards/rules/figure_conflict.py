@@ -41,7 +41,6 @@ from ..figures import (
     Figure,
     Setting,
     compose_names,
-    estate_names,
     find_figures,
     measured_at,
     same_setting,
@@ -56,7 +55,7 @@ K_AS_1024 = 1.024  # "944K" may be 944,000 or 966,656 tokens
 
 def check(compose: Compose, context: Context) -> list[Finding] | None:
     lines = [(c.line, c.column + 1, c.text) for c in compose.comments if c.where == "header"]
-    names = estate_names(c.path for c in context.estate.composes)
+    names = context.estate.compose_names
     found = find_figures(lines, names, compose_names(compose.path))
     figures = [f for f in found if not f.qualifier("source")]
     kinds = [f.kind for f in figures]

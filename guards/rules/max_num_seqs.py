@@ -49,7 +49,7 @@ from pydantic import Field, field_validator
 from ..compose import Compose, Service
 from ..engines import LLAMACPP, VLLM
 from ..engines.vllm import kv_dtype
-from ..figures import Sizes, applicable_pool, compose_figures, compose_names, estate_names, setting
+from ..figures import Sizes, applicable_pool, compose_figures, compose_names, setting
 from ..findings import Finding, Severity
 from ..header import first_count, same_count
 from ..kv import Pool, bytes_per_token, computed_pool, gib, gpu_memory, per_card
@@ -232,7 +232,7 @@ def _measured(compose: Compose, service: Service, context: Context) -> tuple[Poo
         _figure(compose, service, context, "kv_heads"),
         _gpu_memory(compose, service, context),
     )
-    names = estate_names(c.path for c in context.estate.composes)
+    names = context.estate.compose_names
     found = compose_figures(compose.comments, names, compose_names(compose.path))
     pool, reasons = applicable_pool(found, setting(shipped), setting(service), sizes)
     if pool is None:

@@ -224,9 +224,14 @@ class ClaimScan:
         return self._passages[key]
 
     def is_history(self, path: str) -> bool:
-        from .estate import glob_match
+        from .discovery import glob_match
 
         return any(glob_match(path, pattern) for pattern in self.estate.config.history)
+
+    def prepare(self) -> None:
+        """The vocabulary and index the withdrawn claims are matched with, built now."""
+        if self._withdrawn:
+            self._index(None)
 
     @cached_property
     def vocabulary(self) -> Vocabulary:
@@ -255,14 +260,18 @@ class ClaimScan:
         """The passages of ``target`` that can match ``claim`` at all, in order: its matcher
         finds nothing in the others. Each target's passages are placed once for every claim
         indexed with this one."""
-        withdrawn = claim.id in self._withdrawn
-        key = None if withdrawn else claim.id
+        placed = self._index(None if claim.id in self._withdrawn else claim)
+        return placed.passages(claim.id, target, self.passages(target))
+
+    def _index(self, claim: Claim | None) -> _Placed:
+        """The index of one claim, or (None) of the withdrawn claims together."""
+        key = claim.id if claim else None
         if key not in self._indexes:
-            group = self._withdrawn.values() if withdrawn else [claim]
+            group = [claim] if claim else self._withdrawn.values()
             matchers = {c.id: self.matcher(c) for c in group}
             frequency = self.vocabulary.frequency.__getitem__
             self._indexes[key] = _Placed(CandidateIndex(matchers, frequency))
-        return self._indexes[key].passages(claim.id, target, self.passages(target))
+        return self._indexes[key]
 
     def stale_copies(self, claim: Claim, target: Compose | Note) -> list[Copy]:
         """Copies of a withdrawn claim's wording that still assert it."""

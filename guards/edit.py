@@ -20,6 +20,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import cache
 from .errors import MAX_PATH, GuardsError, printable
 
 BOM = "\ufeff"
@@ -106,7 +107,12 @@ def read(path: Path, shown: str, limit: int = MAX_BYTES) -> Source:
     """Read a UTF-8 file (a BOM is tolerated); errors name the file and line. Only regular
     files are read (a FIFO would block, ``/dev/zero`` never ends), and at most ``limit``
     bytes."""
-    data = _read_regular(check_path(path, shown), shown, limit)
+    try:
+        data = _read_regular(check_path(path, shown), shown, limit)
+    except GuardsError:
+        cache.record_failure()  # a result that depends on more than file contents
+        raise
+    cache.record(path, data)
     try:
         decoded = data.decode("utf-8")
     except UnicodeDecodeError as exc:

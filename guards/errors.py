@@ -24,6 +24,12 @@ class GuardsError(Exception):
         self.line = line
         self.column = column
 
+    def __reduce__(
+        self,
+    ) -> tuple[type[GuardsError], tuple[str, str | None, int | None, int | None]]:
+        """Pickled whole (a worker process raises it to the parent)."""
+        return (type(self), (self.message, self.path, self.line, self.column))
+
     def location(self) -> str:
         if self.path is None:
             return ""

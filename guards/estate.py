@@ -7,9 +7,7 @@ registry or config raises at once.
 
 from __future__ import annotations
 
-import fnmatch
 import functools
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -17,9 +15,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import yamlsrc
+from . import cache, parallel, yamlsrc
 from .compose import Compose, parse_compose
-from .config import ALWAYS_EXCLUDED, Config
+from .config import Config
+from .discovery import Found, discover, glob_match, shown_path
 from .edit import check_path
 from .errors import GuardsError
 
@@ -29,7 +28,6 @@ if TYPE_CHECKING:
     from .regen import RegionError, Rendered
     from .registry import Registry
 
-YAML_SUFFIXES = (".yml", ".yaml")
 SERVICES_LINE = re.compile(r"^services\s*:", re.MULTILINE)
 
 
@@ -47,6 +45,19 @@ class Estate:
     @property
     def files(self) -> int:
         return len(self.composes) + len(self.notes)
+
+    @cached_property
+    def compose_names(self) -> frozenset[str]:
+        """How comments name the estate's composes (``guards.figures.estate_names``)."""
+        from .figures import estate_names
+
+        return estate_names(c.path for c in self.composes)
+
+    def prepare(self) -> None:
+        """Build what every check shares, once (before worker processes inherit the estate,
+        each of which would build it again)."""
+        _ = self.compose_names
+        self.claim_scan.prepare()
 
     @cached_property
     def claim_scan(self) -> ClaimScan:
@@ -72,28 +83,48 @@ class Estate:
 
 
 def load_estate(
-    config: Config, paths: list[Path] | None = None, env: Mapping[str, str] | None = None
+    config: Config,
+    paths: list[Path] | None = None,
+    env: Mapping[str, str] | None = None,
+    found: Found | None = None,
+    workers: int = 1,
 ) -> Estate:
+    """The estate: ``found`` by discovery (of ``paths``, or under the root), parsed in
+    ``workers`` processes when there are enough files (``guards.parallel``)."""
     registry, remark = _registry(config)
     estate = Estate(config.root, config, registry, remarks=[remark] if remark else [])
-    compose_files, note_files = _targets(config, paths, estate)
-    for path, certain in compose_files:
-        _load(estate, path, functools.partial(_add_compose, estate, env=env, certain=certain))
-    if note_files:
-        from .notes import parse_note
-
-        for path in note_files:
-            _load(estate, path, lambda text, shown: estate.notes.append(parse_note(text, shown)))
+    found = found or discover(config, paths)
+    estate.errors += found.errors
+    if not found.named:
+        _unmatched_patterns(config, (found.composes, found.notes), estate)
+    files = [*found.composes, *((path, None) for path in found.notes)]
+    parse = functools.partial(_parse_file, config, env)
+    for parsed in parallel.ordered_map(parse, files, workers):
+        if isinstance(parsed, GuardsError):
+            estate.errors.append(parsed)
+        elif isinstance(parsed, Compose):
+            estate.composes.append(parsed)
+        elif parsed is not None:
+            estate.notes.append(parsed)
     return estate
 
 
-def shown_path(config: Config, path: Path) -> str:
-    """A path as users see it: relative to the root with ``/`` when it is inside the root."""
-    # abspath, not resolve(): a symlink is shown (and matched) under its own name.
+def _parse_file(
+    config: Config, env: Mapping[str, str] | None, file: tuple[Path, bool | None]
+) -> Compose | Note | GuardsError | None:
+    """A compose (``certain``: named as one; else a candidate, one if it has a top-level
+    ``services:``), or a note (``certain`` None); the error that stopped it."""
+    path, certain = file
+    shown = shown_path(config, path)
     try:
-        return Path(os.path.abspath(path)).relative_to(os.path.abspath(config.root)).as_posix()
-    except ValueError:
-        return path.as_posix()
+        text = yamlsrc.read_text(path, shown, config.max_bytes)
+        if certain is None:
+            from .notes import parse_note
+
+            return parse_note(text, shown)
+        return parse_compose(text, shown, env) if certain or SERVICES_LINE.search(text) else None
+    except GuardsError as error:
+        return error
 
 
 def _registry(config: Config) -> tuple[Registry, str | None]:
@@ -106,6 +137,7 @@ def _registry(config: Config) -> tuple[Registry, str | None]:
             f"`claims`: {exc.message}", config.source or shown, config.line_of("claims")
         ) from None
     if not path.exists():
+        cache.record(path, None)
         if config.claims_named:
             raise GuardsError(f"claims registry named by {config.source} does not exist", shown)
         from .registry import empty
@@ -115,64 +147,6 @@ def _registry(config: Config) -> tuple[Registry, str | None]:
 
     registry = load(path, shown, config.max_bytes)
     return registry, f"registry {shown}: {len(registry.claims)} claims"
-
-
-def _add_compose(
-    estate: Estate, text: str, shown: str, env: Mapping[str, str] | None, certain: bool
-) -> None:
-    """Parse a compose; a discovered YAML file without ``services:`` is simply not one."""
-    if certain or SERVICES_LINE.search(text):
-        estate.composes.append(parse_compose(text, shown, env))
-
-
-def _load(estate: Estate, path: Path, parse) -> None:
-    shown = shown_path(estate.config, path)
-    try:
-        parse(yamlsrc.read_text(path, shown, estate.config.max_bytes), shown)
-    except GuardsError as error:
-        estate.errors.append(error)
-
-
-# -- discovery --------------------------------------------------------------------------------
-
-
-def _targets(
-    config: Config, paths: list[Path] | None, estate: Estate
-) -> tuple[list[tuple[Path, bool]], list[Path]]:
-    """Compose candidates (path, certainly a compose) and notes to load."""
-    if not paths:
-        found = _discover(config, config.root, estate)
-        _unmatched_patterns(config, found, estate)
-        return found
-    composes: list[tuple[Path, bool]] = []
-    notes: list[Path] = []
-    for path in paths:
-        try:
-            check_path(path, str(path))
-        except GuardsError as exc:
-            estate.errors.append(exc)
-            continue
-        if path.is_dir():
-            found = _discover(config, path, estate)
-            composes += found[0]
-            notes += found[1]
-        elif not path.exists():
-            estate.errors.append(GuardsError("no such file or directory", shown_path(config, path)))
-        elif _outside(config, path):
-            estate.errors.append(
-                GuardsError(
-                    f"is outside the estate (--root {config.root}); not checked",
-                    shown_path(config, path),
-                )
-            )
-        elif not _excluded(config, shown_path(config, path)):
-            _sort(config, path, composes, notes)
-    return list(dict.fromkeys(composes)), list(dict.fromkeys(notes))
-
-
-def _outside(config: Config, path: Path) -> bool:
-    shown = shown_path(config, path)
-    return shown.startswith(("/", "../")) or shown == ".."
 
 
 def _unmatched_patterns(
@@ -200,76 +174,3 @@ def _unmatched_patterns(
                 config.source or shown_path(config, config.root),
             )
         )
-
-
-def _discover(
-    config: Config, top: Path, estate: Estate
-) -> tuple[list[tuple[Path, bool]], list[Path]]:
-    composes: list[tuple[Path, bool]] = []
-    notes: list[Path] = []
-    for path in _walk(config, top, estate):
-        _sort(config, path, composes, notes)
-    return composes, notes
-
-
-def _sort(config: Config, path: Path, composes: list[tuple[Path, bool]], notes: list[Path]) -> None:
-    """A file named or found goes where the settings' globs put it (or nowhere)."""
-    kind = _kind(config, path)
-    if kind == "note":
-        notes.append(path)
-    elif kind is not None:
-        composes.append((path, kind == "compose"))
-
-
-def _walk(config: Config, top: Path, estate: Estate) -> list[Path]:
-    found: list[Path] = []
-
-    def unreadable(error: OSError) -> None:
-        estate.errors.append(
-            GuardsError(
-                f"cannot list directory: {error.strerror}",
-                shown_path(config, Path(error.filename or top)),
-            )
-        )
-
-    for folder, dirs, files in os.walk(top, onerror=unreadable):
-        base = Path(folder)
-        dirs[:] = sorted(
-            d
-            for d in dirs
-            if d not in ALWAYS_EXCLUDED and not _excluded(config, shown_path(config, base / d))
-        )
-        for name in sorted(files):
-            path = base / name
-            if not _excluded(config, shown_path(config, path)):
-                found.append(path)
-    return found
-
-
-def _kind(config: Config, path: Path) -> str | None:
-    shown = shown_path(config, path)
-    if _matches(shown, config.notes):
-        return "note"
-    if path.suffix not in YAML_SUFFIXES or shown == config.claims:
-        return None
-    if config.composes is not None:
-        return "compose" if _matches(shown, config.composes) else None
-    return "candidate"  # without config: a compose if it has a top-level `services:` key
-
-
-def _matches(shown: str, patterns: tuple[str, ...]) -> bool:
-    return any(glob_match(shown, pattern) for pattern in patterns)
-
-
-def glob_match(shown: str, pattern: str) -> bool:
-    """Glob match where ``**/`` may match no directory at all (``a/**/*.yml`` matches a/x.yml)."""
-    if fnmatch.fnmatchcase(shown, pattern):
-        return True
-    return "**/" in pattern and fnmatch.fnmatchcase(shown, pattern.replace("**/", ""))
-
-
-def _excluded(config: Config, shown: str) -> bool:
-    return any(
-        glob_match(shown, pattern) or shown.startswith(pattern.rstrip("/") + "/")
-        for pattern in config.exclude
-    )

@@ -142,7 +142,8 @@ def _render(
     templates: Path | None,
     root: Path | None,
 ) -> str:
-    env = environment(templates)
+    # keyed by whether the folder exists too: one made since the last render must be used
+    env = environment(templates if templates is not None and templates.is_dir() else None)
     where = (compose.path, region.line)
     try:
         template = env.get_template(f"{region.name}.j2")

@@ -8,10 +8,12 @@ finding its fingerprint, and waives what the suppressions cover (``guards.suppre
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import date
 
+from . import parallel
 from .compose import Compose
 from .estate import Estate
 from .findings import CheckResult, Finding, Run, Severity, with_fingerprints
@@ -26,17 +28,22 @@ def run(
     rules: list[Rule],
     settings: Mapping[str, RuleOptions] | None = None,
     today: date | None = None,
+    workers: int = 1,
 ) -> Run:
     """Every check of ``rules``; then the suppressions waive what they cover, and the rules
-    that judge the suppressions run last, on what the others found."""
+    that judge the suppressions run last, on what the others found. The checks are split
+    among ``workers`` processes when there are enough of them (``guards.parallel``)."""
     settings = settings or {}
     today = today or date.today()
     remarks = list(estate.remarks)
     ran = frozenset(rule.id for rule in rules)
+    common = Common(estate, settings, today, ran)
     first = [rule for rule in rules if not rule.after_others]
-    results = waive(_checks(estate, first, settings, today, (), remarks, ran), estate, today)
+    if workers > 1:
+        estate.prepare()  # once, before the workers inherit the estate
+    results = waive(_checks(common, first, (), remarks, workers), estate, today)
     last = [rule for rule in rules if rule.after_others]
-    judged = _checks(estate, last, settings, today, tuple(results), remarks, ran)
+    judged = _checks(common, last, tuple(results), remarks, workers)
     results += waive(judged, estate, today)
     return Run(
         tuple(results),
@@ -49,40 +56,62 @@ def run(
     )
 
 
+@dataclass(frozen=True)
+class Common:
+    """What every check of a run shares."""
+
+    estate: Estate
+    settings: Mapping[str, RuleOptions]
+    today: date
+    ran: frozenset[str]
+
+
 def _checked(estate: Estate) -> list[str]:
     paths = [c.path for c in estate.composes] + [n.path for n in estate.notes]
     return paths + ([estate.registry.path] if estate.registry.claims else [])
 
 
 def _checks(
-    estate: Estate,
+    common: Common,
     rules: list[Rule],
-    settings: Mapping[str, RuleOptions],
-    today: date,
     earlier: tuple[CheckResult, ...],
     remarks: list[str],
-    ran: frozenset[str],
+    workers: int,
 ) -> list[CheckResult]:
+    jobs = [(rule, *target) for rule in rules for target in _targets(common.estate, rule.targets)]
+    check = functools.partial(_check, common, earlier)
     results: list[CheckResult] = []
-    for rule in rules:
-        severity = settings[rule.id].severity if rule.id in settings else None
-        for target, name, lines in _targets(estate, rule.targets):
-            treatment = _treatment(estate, target)
-            if treatment == "skip":
-                continue
-            context = Context(estate, settings, today=today, earlier=earlier, ran=ran)
-            findings = rule.check(target, context)
-            remarks += context.remarks
-            if findings is None:
-                continue  # the rule does not apply to this target
-            ordered = sorted(findings, key=Finding.sort_key)
-            if treatment == "warning":
-                ordered = [replace(f, severity=Severity.WARNING) for f in ordered]
-            elif severity is not None:
-                ordered = [replace(f, severity=severity) for f in ordered]
-            checked = tuple(with_fingerprints(ordered, lines))
-            results.append(CheckResult(rule.id, name, checked, tuple(context.remarks)))
+    for result, said in parallel.ordered_map(check, jobs, workers):
+        remarks += said
+        if result is not None:
+            results.append(result)
     return results
+
+
+def _check(
+    common: Common,
+    earlier: tuple[CheckResult, ...],
+    job: tuple[Rule, object, str, list[str] | None],
+) -> tuple[CheckResult | None, tuple[str, ...]]:
+    """One rule on one target, and its remarks; no result when the settings skip the target
+    or the rule does not apply to it."""
+    rule, target, name, lines = job
+    estate = common.estate
+    treatment = _treatment(estate, target)
+    if treatment == "skip":
+        return None, ()
+    context = Context(estate, common.settings, today=common.today, earlier=earlier, ran=common.ran)
+    findings = rule.check(target, context)
+    remarks = tuple(context.remarks)
+    if findings is None:
+        return None, remarks
+    ordered = sorted(findings, key=Finding.sort_key)
+    severity = common.settings[rule.id].severity if rule.id in common.settings else None
+    if treatment == "warning":
+        ordered = [replace(f, severity=Severity.WARNING) for f in ordered]
+    elif severity is not None:
+        ordered = [replace(f, severity=severity) for f in ordered]
+    return CheckResult(rule.id, name, tuple(with_fingerprints(ordered, lines)), remarks), remarks
 
 
 def _treatment(estate: Estate, target: object) -> str:

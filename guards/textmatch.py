@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import re
+from sys import intern
 import unicodedata
 from bisect import bisect_left, bisect_right
 from collections import Counter
@@ -151,9 +152,17 @@ class Tokens:
         # a claim may match.
         self._numbers = [line for unit in units for line, _ in unit]
         self.normalised = normalise(joined(units))
-        self.unit_words = [WORD.findall(text) for text in self.normalised.split(UNIT_BREAK)]
+        # each distinct word once in memory, however many passages use it (10,000 notes)
+        self.unit_words = [
+            list(map(intern, WORD.findall(text))) for text in self.normalised.split(UNIT_BREAK)
+        ]
         self.sequence: list[str] = [w for unit in self.unit_words for w in unit]
-        self.vocabulary = set(self.sequence)
+
+    @property
+    def vocabulary(self) -> set[str]:
+        """The distinct words, built when asked (kept for every passage, the sets would take
+        more memory than the words)."""
+        return set(self.sequence)
 
     @cached_property
     def _scan(self) -> tuple[list[str], list[bool]]:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from functools import lru_cache
 
 FLOOR = 0.05  # the weight of the most common words: present, but close to nothing
 ESTATE_SHARE = 0.5  # how much of a weight commonness in the estate may take away
@@ -27,13 +26,33 @@ COMMON_SHARE = 0.05  # share of distinct units from which a word counts as commo
 MIN_UNITS = 50
 
 
-@lru_cache(maxsize=65536)
+_known: dict[str, float] = {}  # rarities computed in this process or kept by guards.cache
+_learned: dict[str, float] = {}  # those computed in this process
+
+
 def general_rarity(word: str) -> float:
     """1 for words everyday English does not use, near 0 for "the"."""
-    from wordfreq import zipf_frequency
+    found = _known.get(word)
+    if found is None:
+        found = _known[word] = _learned[word] = _rarity(word)
+    return found
+
+
+def _rarity(word: str) -> float:
+    from wordfreq import zipf_frequency  # loads the frequency list: only for new words
 
     zipf = zipf_frequency(word.replace("_", " "), "en") if word.isascii() else 0.0
     return max(FLOOR, min(1.0, (7.0 - zipf) / 7.0))
+
+
+def remember(rarities: dict[str, float]) -> None:
+    """Rarities computed by earlier runs (of the same word-frequency data)."""
+    _known.update(rarities)
+
+
+def learned() -> dict[str, float]:
+    """The rarities this process computed, for the cache to keep."""
+    return dict(_learned)
 
 
 class Vocabulary:

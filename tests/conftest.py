@@ -1,3 +1,4 @@
+import os
 import shutil
 from pathlib import Path
 
@@ -5,6 +6,19 @@ import pytest
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "club-3090-sample"
+
+
+@pytest.fixture(autouse=True)
+def no_cache(monkeypatch):
+    """Tests check fresh runs; tests/test_cache.py turns the cache back on where it is tested.
+    (A run kept from another test could hide what a test changed in the code it runs.)
+    ``GUARDS_TEST_CACHE=DIR`` runs every test with the cache on in DIR instead: a test that
+    then fails and changes no code (monkeypatch) has found a stale result."""
+    shared = os.environ.get("GUARDS_TEST_CACHE")
+    if shared:
+        monkeypatch.setenv("GUARDS_CACHE_DIR", shared)
+    else:
+        monkeypatch.setenv("GUARDS_NO_CACHE", "1")
 
 
 @pytest.fixture

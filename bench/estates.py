@@ -25,7 +25,9 @@ in the same group:
 - ``guards check`` on the notes only of the smallest estate (the markdown cost).
 
 ``--cache`` adds a warm run after each cold one (``--no-cache`` is passed to the cold run when
-``guards check --help`` lists it). Medians of ``--repeat`` runs (``--repeat-large`` for estates
+``guards check --help`` lists it), and the cold run again in one process (``--jobs 1``): the
+ratio of the two is what the worker processes gain, and where it drops under 1.0x is the
+break-even that ``guards.parallel.MIN_FILES`` records. Medians of ``--repeat`` runs (``--repeat-large`` for estates
 of 5,000 composes or more). The script compiles the guards package to bytecode first, so no
 run pays for compiling it. Peak RSS is read per child with ``os.wait4``: the
 ``RUSAGE_CHILDREN`` maximum only ever grows, so its deltas hide a small child run after a big
@@ -314,7 +316,8 @@ def startup_group(estate: Path, size: int, cache: tuple[bool, bool]) -> tuple[li
             )
         )
         peers.append("yamllint -d relaxed <one compose>")
-    rows += checks("guards check <one compose>", where, [*GUARDS, one], estate, peers, cache)
+    command = [*GUARDS, one]
+    rows += checks("guards check <one compose>", where, command, estate, peers, cache, serial=False)
     return rows, skipped
 
 
@@ -347,13 +350,21 @@ def checks(
     cwd: Path,
     against: list[str],
     cache: tuple[bool, bool],
+    serial: bool = True,
 ) -> list[Row]:
-    """A guards row, and with --cache its warm twin (cold: --no-cache when guards has it)."""
+    """A guards row, and with --cache its warm twin (cold: --no-cache when guards has it) and,
+    with ``serial``, the cold run in one process."""
     wanted, supported = cache
     if not wanted:
         return [Row(label, where, command, cwd, against)]
     cold = [*command[:4], "--no-cache", *command[4:]] if supported else command
+    rows = []
+    if supported and serial:  # the cold run in one process: what the worker processes gain
+        serial = [*cold[:5], "--jobs", "1", *cold[5:]]
+        rows.append(Row(f"{label} (cold, one process)", where, serial, cwd, against))
+        against = [*against, rows[0].label]
     return [
+        *rows,
         Row(f"{label} (cold)", where, cold, cwd, against),
         Row(f"{label} (warm)", where, command, cwd, [f"{label} (cold)"], prime=supported),
     ]

@@ -4,13 +4,14 @@ Exit codes: 0 every check passed; 1 a check failed; 2 usage or config error, or 
 could not be read or parsed (the rest is still checked); 3 an internal error (see the log).
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: typer reads the annotations of every command
+# on every run, and strings would each be evaluated (about 6 ms a run).
 
+import datetime as dt
 import os
 import sys
-import tempfile
-import traceback
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -136,6 +137,17 @@ def check(
         help="Colour the text output.",
         callback=_color,
     ),
+    no_cache: bool = typer.Option(
+        False, "--no-cache", help="Check every file again, not reusing an earlier run's result."
+    ),
+    jobs: int = typer.Option(
+        0,
+        "--jobs",
+        "-j",
+        metavar="N",
+        min=0,
+        help="Worker processes for large estates (default 0: one per usable core).",
+    ),
 ) -> None:
     """Run the guard suite and print one line per failing check."""
     if statistics and output != "text":
@@ -148,7 +160,10 @@ def check(
     if env_only and env_file is None:
         raise GuardsError("--env-only needs --env-file FILE")
     entries = accepted.load(baseline, str(baseline)) if baseline is not None else None
-    result, estate, rule_count = _run(paths, root, config, env_file, select, ignore)
+    cached = not (no_cache or verbose or env_file)  # those need the estate itself
+    result, estate, rule_count = _run(
+        paths, root, config, env_file, select, ignore, use_cache=cached, workers=jobs
+    )
     if env_file is not None:
         from .operator import operator_view
 
@@ -204,28 +219,44 @@ def write_baseline(
     typer.echo(f"guards: {count} finding{'s' if count != 1 else ''} recorded in {target}")
 
 
-def _run(paths, root, config, env_file, select, ignore, quiet=False):
-    """The suite on the estate (or the named files of it): the run, the estate, the number
-    of rules; load errors are printed (unless ``quiet``)."""
+def _run(paths, root, config, env_file, select, ignore, quiet=False, use_cache=False, workers=0):
+    """The suite on the estate (or the named files of it): the run, the estate (None when
+    the run came from the cache), the number of rules; load errors are printed (unless
+    ``quiet``)."""
+    from . import cache
     from .config import load_config
-    from .estate import load_estate
-    from .options import load_options
-    from .rules import all_rules
-    from .rules import select as pick
-    from .suite import run
+    from .discovery import discover
 
     settings = load_config(_root(root), config)
-    rules = all_rules()
-    options = load_options(settings, rules)
     env = _env(env_file)
-    chosen = pick(rules, _split(select) or settings.select, _split(ignore) or settings.ignore)
+    selection = (_split(select) or settings.select, _split(ignore) or settings.ignore)
     if paths and any(_affects_every_file(settings, path) for path in paths):
         paths = None  # a new registry, config or template can change any file's result
-    estate = load_estate(settings, list(paths) if paths else None, env)
-    result = run(estate, chosen, options)
+    found = discover(settings, list(paths) if paths else None)
+    today = dt.date.today()
+    store = cache.open_store(settings.root) if use_cache else None
+    key = cache.run_key(store, settings, selection, found, env, today) if store else None
+    loaded: dict[str, Any] = {}
+
+    def compute():
+        from .estate import load_estate
+        from .options import load_options
+        from .parallel import workers_for
+        from .rules import all_rules
+        from .rules import select as pick
+        from .suite import run
+
+        rules = all_rules()
+        options = load_options(settings, rules)
+        loaded["rules"] = chosen = pick(rules, *selection)
+        processes = workers_for(len(found.composes) + len(found.notes), workers)
+        loaded["estate"] = estate = load_estate(settings, env=env, found=found, workers=processes)
+        return run(estate, chosen, options, today, processes)
+
+    result, _ = cache.through(store, key, compute)
     for error in () if quiet else result.errors:
         typer.echo(f"guards: error: {error}", err=True)
-    return result, estate, len(chosen)
+    return result, loaded.get("estate"), len(loaded.get("rules", result.rules))
 
 
 def _tty() -> bool:
@@ -513,7 +544,8 @@ def claims_retract(
     """Retract a claim in claims.yaml in place, then list what still cites or asserts it."""
     from . import edit
     from .claimscan import places
-    from .estate import load_estate, shown_path
+    from .discovery import shown_path
+    from .estate import load_estate
     from .registry import load
     from .retract import check_date, retract_edits
 
@@ -706,7 +738,7 @@ def _lines_of(settings, place: str) -> str:
 
 
 def _shown(settings, path: Path) -> str:
-    from .estate import shown_path
+    from .discovery import shown_path
 
     return shown_path(settings, path)
 
@@ -863,6 +895,9 @@ def main() -> None:
     except KeyboardInterrupt:
         sys.exit(130)
     except Exception:
+        import tempfile
+        import traceback
+
         with tempfile.NamedTemporaryFile(
             "w", prefix="guards-crash-", suffix=".log", delete=False
         ) as log:

@@ -236,13 +236,15 @@ TREATMENTS = ("check", "warning", "skip")
 
 def _by_status(table: Any, shown: str, text: str) -> dict[str, str]:
     """``by-status``: how composes of a Status are treated (``deprecated = "skip"``)."""
-    from .header import STATUSES
-
-    names = sorted(STATUSES.values())
     if not isinstance(table, dict):
         raise GuardsError(
             "`by-status` must be a table of status = treatment", shown, _line_of(text, "by-status")
         )
+    if not table:
+        return {}  # the header parser is not needed to read the settings
+    from .header import STATUSES
+
+    names = sorted(STATUSES.values())
     for name, treatment in table.items():
         if name not in names:
             raise GuardsError(

@@ -47,6 +47,7 @@ from .kv import (
     rescaled_pool,
     same_kv,
 )
+from .lazyre import lazy
 from .numbers import to_count, to_number
 from .services import Service
 
@@ -62,24 +63,24 @@ NUM = r"(?<![0-9,.])(?P<n>[0-9]{1,3}(?:,[0-9]{3})++(?:\.[0-9]++)?|[0-9]++(?:\.[0
 SUFFIX = r"(?P<k>[KkMm](?![A-Za-z]))?"
 FACTOR = r"(?<![0-9.])(?P<x>[0-9]++(?:\.[0-9]++)?)\s*+[×xX]"
 POOLS = [
-    re.compile(r"GPU KV cache size:?\s*+" + NUM + r"\s*+tokens", re.I),
-    re.compile(
+    lazy(r"GPU KV cache size:?\s*+" + NUM + r"\s*+tokens", re.I),
+    lazy(
         r"KV (?:cache )?pool(?: size)?(?:\s*+(?:at|@)\s*+(?:util\s*+)?[0-9.,]++[KkMm]?)?"
         r"\s*+(?:of|=|:|is|≈)?\s*+"
         r"(?:[0-9.]++\s*+Gi?B\s*+/\s*+)?~?\s*+" + NUM + r"\s*+" + SUFFIX + r"(?P<t>\s*+tok)?",
         re.I,
     ),
-    re.compile(NUM + r"\s*+" + SUFFIX + r"[- ]tokens?\s++(?:\w++\s++){0,2}(?:KV\s++)?pool", re.I),
+    lazy(NUM + r"\s*+" + SUFFIX + r"[- ]tokens?\s++(?:\w++\s++){0,2}(?:KV\s++)?pool", re.I),
 ]
-MEMORY_UNIT = re.compile(r"\s*+(?:[KMGT]i?B|%|[×x](?![A-Za-z]))", re.I)
+MEMORY_UNIT = lazy(r"\s*+(?:[KMGT]i?B|%|[×x](?![A-Za-z]))", re.I)
 CONCURRENCIES = [
-    re.compile(FACTOR + r"\s*+concurrency", re.I),
-    re.compile(
+    lazy(FACTOR + r"\s*+concurrency", re.I),
+    lazy(
         r"Maximum concurrency for\s++" + NUM + r"\s*+tokens per request:?\s*+"
         r"(?P<x>[0-9]++(?:\.[0-9]++)?)",
         re.I,
     ),
-    re.compile(
+    lazy(
         FACTOR + r"\s*+~?" + NUM + SUFFIX + r"(?:[- ]tok(?:en)?s?)?\s++"
         r"(?:full[- ]length\s++)?(?:sequences|requests|streams)\b",
         re.I,
@@ -94,49 +95,43 @@ KV_NAME = "|".join(sorted({*KV_NAMES, *KV_ALIASES} - {"half"}, key=len, reverse=
 QUALIFIERS: list[tuple[str, re.Pattern[str]]] = [
     (
         "tp",
-        re.compile(
-            r"\b(?:TP|tensor[-_ ]parallel(?:[-_ ]size)?)\s*+[=:]?\s*+(?P<n>[1-9][0-9]?+)\b", re.I
-        ),
+        lazy(r"\b(?:TP|tensor[-_ ]parallel(?:[-_ ]size)?)\s*+[=:]?\s*+(?P<n>[1-9][0-9]?+)\b", re.I),
     ),
-    ("gpus", re.compile(r"(?<![\w.,])" + COUNT + r"[- ]?" + DEVICE, re.I)),
-    ("gpus", re.compile(r"(?<![\w.,])" + COUNT + r"[- ]?(?:" + GPU_MODEL.pattern + ")", re.I)),
+    ("gpus", lazy(r"(?<![\w.,])" + COUNT + r"[- ]?" + DEVICE, re.I)),
+    ("gpus", lazy(r"(?<![\w.,])" + COUNT + r"[- ]?(?:" + GPU_MODEL.pattern + ")", re.I)),
     (
         "gpus",
-        re.compile(
+        lazy(
             r"(?<![\w.,])(?P<n>[1-9][0-9]?+)\s*+[×xX]\s*+(?:RTX\s*+)?"
             r"(?:[0-9]{2,3}\s*+Gi?B\b|GPUs?\b|cards?\b|" + GPU_MODEL.pattern + ")",
             re.I,
         ),
     ),
-    ("util", re.compile(r"@\s*+(?P<u>0?\.[0-9]++|1\.0*+)(?![0-9])")),
+    ("util", lazy(r"@\s*+(?P<u>0?\.[0-9]++|1\.0*+)(?![0-9])")),
     (
         "util",
-        re.compile(
-            r"(?<![A-Za-z])util(?:i[sz]ation)?\s*+(?:=|:|of|at)?\s*+(?P<u>0?\.[0-9]++)", re.I
-        ),
+        lazy(r"(?<![A-Za-z])util(?:i[sz]ation)?\s*+(?:=|:|of|at)?\s*+(?P<u>0?\.[0-9]++)", re.I),
     ),
-    ("util", re.compile(r"(?<![0-9.])(?P<u>0?\.[0-9]++)\s*+util", re.I)),
-    ("util", re.compile(r"\bat\s++(?P<u>0?\.[0-9]++)(?![0-9.]|\s*+(?:[×x%]|tok|G|M|s\b))", re.I)),
-    ("util", re.compile(r"(?<![0-9.])(?P<p>[1-9][0-9])\s*+%\s*+util", re.I)),
-    ("context", re.compile(r"(?:@|\bat\s++|\bfor\s++)~?\s*+" + NUM + r"\s*+" + SUFFIX, re.I)),
-    ("context", re.compile(NUM + r"\s*+" + SUFFIX + r"[- ]?(?:ctx|context)\b", re.I)),
-    ("context", re.compile(r"max[-_ ]model[-_ ]len\s*+[=:]?\s*+" + NUM + SUFFIX, re.I)),
-    ("source", re.compile(r"\b(?:sibling|predecessor)s?+(?:'s)?+\b", re.I)),
-    ("kv", re.compile(r"(?<![\w.])(?P<d>" + KV_NAME + r")[- ]KV\b", re.I)),
+    ("util", lazy(r"(?<![0-9.])(?P<u>0?\.[0-9]++)\s*+util", re.I)),
+    ("util", lazy(r"\bat\s++(?P<u>0?\.[0-9]++)(?![0-9.]|\s*+(?:[×x%]|tok|G|M|s\b))", re.I)),
+    ("util", lazy(r"(?<![0-9.])(?P<p>[1-9][0-9])\s*+%\s*+util", re.I)),
+    ("context", lazy(r"(?:@|\bat\s++|\bfor\s++)~?\s*+" + NUM + r"\s*+" + SUFFIX, re.I)),
+    ("context", lazy(NUM + r"\s*+" + SUFFIX + r"[- ]?(?:ctx|context)\b", re.I)),
+    ("context", lazy(r"max[-_ ]model[-_ ]len\s*+[=:]?\s*+" + NUM + SUFFIX, re.I)),
+    ("source", lazy(r"\b(?:sibling|predecessor)s?+(?:'s)?+\b", re.I)),
+    ("kv", lazy(r"(?<![\w.])(?P<d>" + KV_NAME + r")[- ]KV\b", re.I)),
     (
         "kv",
-        re.compile(
-            r"\bKV(?: cache)?(?: dtype)?\s*+[:=]?\s*+(?P<d>" + KV_NAME + r")(?![\w.])", re.I
-        ),
+        lazy(r"\bKV(?: cache)?(?: dtype)?\s*+[:=]?\s*+(?P<d>" + KV_NAME + r")(?![\w.])", re.I),
     ),
 ]
-NOT_A_CONTEXT = re.compile(r"\s*+(?:prompt|tok/s|t/s|gen\b|decode|prefill|fill|[×x%])", re.I)
-SPEED = re.compile(r"(?:tok/s|t/s|tps)\s*+$", re.I)
-CLAUSE_END = re.compile(r",(?![0-9])|[()\[\]]|\s[—–-]\s")  # "131,072" is one clause
+NOT_A_CONTEXT = lazy(r"\s*+(?:prompt|tok/s|t/s|gen\b|decode|prefill|fill|[×x%])", re.I)
+SPEED = lazy(r"(?:tok/s|t/s|tps)\s*+$", re.I)
+CLAUSE_END = lazy(r",(?![0-9])|[()\[\]]|\s[—–-]\s")  # "131,072" is one clause
 DIMENSION = {"tp": "gpus"}  # TP=2 and "2 cards" say one thing: the nearest of them counts
-SENTENCE_END = re.compile(r"(?<=[.!?;])\s++|(?<!\s)\s++[·•|]\s++")
-BULLET = re.compile(r"\s*+(?:[-*•·]\s|[0-9]{1,2}[.)]\s|[⚠⭐❌✅🧪‼])")
-RULE = re.compile(r"\s*+(?:[-=#~]{3,}\s*+)?$")
+SENTENCE_END = lazy(r"(?<=[.!?;])\s++|(?<!\s)\s++[·•|]\s++")
+BULLET = lazy(r"\s*+(?:[-*•·]\s|[0-9]{1,2}[.)]\s|[⚠⭐❌✅🧪‼])")
+RULE = lazy(r"\s*+(?:[-=#~]{3,}\s*+)?$")
 
 
 @dataclass(frozen=True)
@@ -370,10 +365,10 @@ def _context(digits: str, suffix: str | None, text: str) -> Qualifier | None:
     return Qualifier("context", int(tokens), " ".join(text.split()), scaled)
 
 
-NAME = re.compile(r"[\w.-]+/[\w.-]+")  # the names comments can mention
-NAME_START = re.compile(r"(?<![\w/.-])[\w.-]+/[\w.-]+")  # where a mention may start
-NAME_END = re.compile(r"\.|$")  # where it may end (not before a word character, / or -)
-AFTER_NAME = re.compile(r"[\w/-]")
+NAME = lazy(r"[\w.-]+/[\w.-]+")  # the names comments can mention
+NAME_START = lazy(r"(?<![\w/.-])[\w.-]+/[\w.-]+")  # where a mention may start
+NAME_END = lazy(r"\.|$")  # where it may end (not before a word character, / or -)
+AFTER_NAME = lazy(r"[\w/-]")
 
 
 class Naming:

@@ -123,19 +123,16 @@ def _expand_level(template: str, base: int, state: _State) -> str:
     return "".join(out)
 
 
+BRACES = re.compile(r"\$\{|\}")
+
+
 def closing_brace(template: str, start: int) -> int:
     """Index of the ``}`` closing the ``${`` at ``start`` (compose-go's counting), or -1."""
-    depth, i = 0, start
-    while i < len(template):
-        if template.startswith("${", i):
-            depth += 1
-            i += 2
-            continue
-        if template[i] == "}":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
+    depth = 0
+    for brace in BRACES.finditer(template, start):
+        depth += 1 if brace.group() == "${" else -1
+        if depth == 0:
+            return brace.start()
     return -1
 
 

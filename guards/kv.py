@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .lazyre import lazy
+
 GIB = 1024**3
 # The one table of KV cache dtype spellings: engine and header aliases -> canonical name.
 # vLLM's `fp8` is e4m3; `auto` is resolved by the engine dialect before it gets here.
@@ -158,13 +160,13 @@ GPU_MEMORY_GIB: dict[str, tuple[int, ...]] = {
 }
 _NAMES = sorted(GPU_MEMORY_GIB, key=len, reverse=True)  # "3090 ti" before "3090"
 # A model name stands alone: "4x3090", "2×3090", "RTX3090", "3090s" count; "13090" does not.
-GPU_MODEL = re.compile(
+GPU_MODEL = lazy(
     r"(?<![0-9A-WYZa-wyz])(?P<model>"
     + "|".join(r"[\s-]*+".join(map(re.escape, n.split())) for n in _NAMES)
     + r")(?=s?+(?![0-9A-Za-z]))",
     re.IGNORECASE,
 )
-GPU_SIZE = re.compile(
+GPU_SIZE = lazy(
     r"[\s(/-]*+(?:(?:SXM[0-9]?|PCIe|NVL)[\s-]*+)?(?P<size>[0-9]{2,3})\s*+Gi?B?(?![A-Za-z])",
     re.IGNORECASE,
 )

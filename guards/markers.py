@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .lazyre import lazy
+
 __all__ = [
     "CLAIM_ID",
     "CLAIM_REF",
@@ -25,31 +27,31 @@ __all__ = [
 ]
 
 _ID = r"[a-z0-9]+(?:-[a-z0-9]+)*"  # kebab-case: the one definition of a claim id
-CLAIM_ID = re.compile(_ID)
+CLAIM_ID = lazy(_ID)
 
 # The lookarounds keep `reclaim:x`, `pre-claim:x` and `claim:abc_def` from counting; a
 # trailing hyphen or word character means the id was not kebab-case, so nothing matches.
-CLAIM_REF = re.compile(rf"(?<![\w-])claim:({_ID})(?![\w-])")
+CLAIM_REF = lazy(rf"(?<![\w-])claim:({_ID})(?![\w-])")
 
-DATE = re.compile(r"(?<![\w-])\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])(?![\w-])")
+DATE = lazy(r"(?<![\w-])\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])(?![\w-])")
 
-RETRACTION_MARKER = re.compile(r"\b(retracted|superseded|corrected)\b", re.IGNORECASE)
+RETRACTION_MARKER = lazy(r"\b(retracted|superseded|corrected)\b", re.IGNORECASE)
 
 # Anything but letters and digits may precede a leading marker: emoji, `**`, `>`, `(`, spaces.
-_LEADING = re.compile(r"[\W_]*")
+_LEADING = lazy(r"[\W_]*")
 
 # The ways real estates withdraw a statement in running text, wherever in the sentence or table
 # row they stand. A phrase that itself says the old statement failed ("did NOT reproduce", "was
 # wrong", "this header previously said", "superseded by measurement") marks a correction as it
 # is; a bare word ("RETRACTED", "corrected", "RESTORED to 8192") only with an anchor in the same
 # unit - a date or a claim id - since "retracted in learnings/" alone retracts nothing here.
-RETRACTION_PHRASES = re.compile(
+RETRACTION_PHRASES = lazy(
     r"\b(?:(?:did|does|do|could) not reproduce|not reproduced|no longer (?:true|holds|applies)|"
     r"(?:was|were|is) wrong|previously said|used to say|supersed(?:ed|es) by|"
     r"retracts? the (?:earlier|original|old))\b",
     re.IGNORECASE,
 )
-RETRACTION_WORDS = re.compile(
+RETRACTION_WORDS = lazy(
     r"\b(?:retract(?:ed|s|ing|ion)?|supersed(?:ed|es|ing)|corrected|correction|restored|"
     r"reverted|withdrawn|withdrew|refuted|disproven|debunked|falsified)\b",
     re.IGNORECASE,
@@ -68,7 +70,7 @@ def correction(text: str) -> tuple[str, ...] | None:
 
 
 # A changelog line: a commit subject with its hash (`([6f674fa](…/commit/6f674fa…))`, `(6f674fa)`).
-COMMIT_REF = re.compile(r"/commits?/[0-9a-f]{7,40}\b|[(\[](?=[0-9a-f]*\d)[0-9a-f]{7,12}[)\]]")
+COMMIT_REF = lazy(r"/commits?/[0-9a-f]{7,40}\b|[(\[](?=[0-9a-f]*\d)[0-9a-f]{7,12}[)\]]")
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,8 @@ from __future__ import annotations
 import re
 from itertools import accumulate
 
+from .lazyre import lazy
+
 __all__ = ["CLOSE_TAG", "OPEN_TAG", "WHITESPACE_CODES", "Fallback", "Tok", "block_tokens"]
 
 MAX_NESTING = 20  # markdown-it's commonmark preset: deeper content is skipped, so we fall back
@@ -75,22 +77,22 @@ OPEN_TAG = r"<[A-Za-z][A-Za-z0-9\-]*" + _ATTRIBUTE + r"*\s*\/?>"
 CLOSE_TAG = r"<\/[A-Za-z][A-Za-z0-9\-]*\s*>"
 _HTML_SEQUENCES = (
     (
-        re.compile(r"^<(?a:(script|pre|style|textarea))(?=(\s|>|$))", re.IGNORECASE),
-        re.compile(r"<\/(?a:(script|pre|style|textarea))>", re.IGNORECASE),
+        lazy(r"^<(?a:(script|pre|style|textarea))(?=(\s|>|$))", re.IGNORECASE),
+        lazy(r"<\/(?a:(script|pre|style|textarea))>", re.IGNORECASE),
         True,
     ),
-    (re.compile(r"^<!--"), re.compile(r"-->"), True),
-    (re.compile(r"^<\?"), re.compile(r"\?>"), True),
-    (re.compile(r"^<![A-Za-z]"), re.compile(r">"), True),
-    (re.compile(r"^<!\[CDATA\["), re.compile(r"\]\]>"), True),
+    (lazy(r"^<!--"), lazy(r"-->"), True),
+    (lazy(r"^<\?"), lazy(r"\?>"), True),
+    (lazy(r"^<![A-Za-z]"), lazy(r">"), True),
+    (lazy(r"^<!\[CDATA\["), lazy(r"\]\]>"), True),
     (
-        re.compile(r"^</?(?a:(" + _BLOCK_NAMES + r"))(?=(\s|/?>|$))", re.IGNORECASE),
-        re.compile(r"^$"),
+        lazy(r"^</?(?a:(" + _BLOCK_NAMES + r"))(?=(\s|/?>|$))", re.IGNORECASE),
+        lazy(r"^$"),
         True,
     ),
-    (re.compile(r"^(?:" + OPEN_TAG + "|" + CLOSE_TAG + r")\s*$"), re.compile(r"^$"), False),
+    (lazy(r"^(?:" + OPEN_TAG + "|" + CLOSE_TAG + r")\s*$"), lazy(r"^$"), False),
 )
-_HEADER_CELL = re.compile(r"^:?-+:?$")
+_HEADER_CELL = lazy(r"^:?-+:?$")
 _STARTERS = frozenset("`~>*-_+0123456789<#")  # where a rule other than table can start
 
 

@@ -15,15 +15,16 @@ import re
 import unicodedata
 from collections.abc import Callable
 
+from .lazyre import lazy
 from .mdfast import CLOSE_TAG, OPEN_TAG, WHITESPACE_CODES
 
 __all__ = ["has_markup", "inline_tokens"]
 
 # Characters where an inline rule can fire; markdown-it's other terminators (#$%+-:=>@]^{})
 # fall through every rule into the text, as do all other characters.
-_ACTIVE = re.compile(r"[\n\\`~*_\[!<&]")
+_ACTIVE = lazy(r"[\n\\`~*_\[!<&]")
 _ESCAPABLE = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
-_HTML_TAG = re.compile(
+_HTML_TAG = lazy(
     "(?:"
     + OPEN_TAG
     + "|"
@@ -31,18 +32,18 @@ _HTML_TAG = re.compile(
     + r"|<!---?>|<!--(?:[^-]|-[^-]|--[^>])*-->|<[?][\s\S]*?[?]>|<![A-Za-z][^>]*>"
     + r"|<!\[CDATA\[[\s\S]*?\]\]>)"
 )
-_AUTOLINK = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.\-]{1,31}):([^<>\x00-\x20]*)$")
-_EMAIL = re.compile(
+_AUTOLINK = lazy(r"^([a-zA-Z][a-zA-Z0-9+.\-]{1,31}):([^<>\x00-\x20]*)$")
+_EMAIL = lazy(
     r"^([a-zA-Z0-9.!#$%&\'*+\/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?"
     r"(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*)$"
 )
-_ANGLES = re.compile(r"[<>]")
-_ENTITY = re.compile(r"&(?:#(?:x[a-f0-9]{1,6}|[0-9]{1,7})|[a-z][a-z0-9]{1,31});", re.IGNORECASE)
+_ANGLES = lazy(r"[<>]")
+_ENTITY = lazy(r"&(?:#(?:x[a-f0-9]{1,6}|[0-9]{1,7})|[a-z][a-z0-9]{1,31});", re.IGNORECASE)
 # validateLink refuses these protocols in the destination, after its entities and backslash
 # escapes are decoded: a destination naming one, or escaping anything before its first / or ?,
 # is left to markdown-it.
-_BAD_PROTOCOL = re.compile(r"(?:vbscript|javascript|file|data):", re.IGNORECASE)
-_ESCAPED_PREFIX = re.compile(r"[^/?]*[&\\]")
+_BAD_PROTOCOL = lazy(r"(?:vbscript|javascript|file|data):", re.IGNORECASE)
+_ESCAPED_PREFIX = lazy(r"[^/?]*[&\\]")
 
 
 class _GiveUp(Exception):

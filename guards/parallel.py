@@ -3,9 +3,9 @@
 Workers are forked when the work is ready (the parsed estate in memory), so they inherit it and
 only results travel, pickled, and they come back in input order: a parallel run's output is the
 serial run's. What a worker read is added to the parent's record of the run's inputs
-(``guards.cache``). Where fork is not available, with one worker, or for work too small to pay
-for the processes (fewer than ``MIN_ITEMS`` items; measured with bench/parallel.py), the work
-runs in this process.
+(``guards.cache``). Where fork is not available, or for estates too small to pay for the
+processes (fewer than ``MIN_FILES`` files; measured with bench/estates.py), the work runs in
+this process.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 
 from . import cache
 
-MIN_ITEMS = 300  # below this many items one process is as fast (bench/parallel.py)
+MIN_FILES = 200  # from here two processes gain (bench/estates.py: 0.92x at 200 files)
 CHUNKS_PER_WORKER = 4  # smaller chunks even out unequal files
 
 _work: tuple[Callable[[Any], Any], Sequence[Any]] | None = None  # what forked workers inherit
@@ -30,15 +30,17 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
-def ordered_map(
-    function: Callable[[Any], Any], items: Sequence[Any], workers: int, minimum: int = MIN_ITEMS
-) -> list[Any]:
-    """``[function(item) for item in items]``, in ``workers`` processes when it pays."""
-    if (
-        workers <= 1
-        or len(items) < minimum
-        or "fork" not in multiprocessing.get_all_start_methods()
-    ):
+def workers_for(files: int, asked: int) -> int:
+    """How many processes to check ``files`` files with: ``asked`` (0: one per usable core)
+    when there are enough files to pay for them and this system can fork, else one."""
+    if files < MIN_FILES or "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    return asked or usable_cores()
+
+
+def ordered_map(function: Callable[[Any], Any], items: Sequence[Any], workers: int) -> list[Any]:
+    """``[function(item) for item in items]``, split among ``workers`` forked processes."""
+    if workers <= 1 or len(items) < 2:
         return [function(item) for item in items]
     global _work
     _work = (function, items)

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import math
 import re
-from sys import intern
 import unicodedata
 from bisect import bisect_left, bisect_right
 from collections import Counter
@@ -40,6 +39,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from itertools import accumulate, compress, repeat
 from operator import eq, not_, or_
+from sys import intern
 
 SHINGLE = 3
 # A verbatim run shorter than about a dozen words is shared vocabulary (real estates repeat

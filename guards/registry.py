@@ -30,6 +30,10 @@ class Evidence(Strict):
     source: str
     measured: str | None = None
     date: dt.date | None = None
+    engine: str | None = None  # the image tag or version it was measured on (C005)
+    model: str | None = None  # the served model the figures are for
+    figures: dict[str, float] = Field(default_factory=dict)  # `guards evidence read`'s numbers
+    note: str | None = None
 
 
 class AppliesTo(Strict):

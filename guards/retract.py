@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Mapping
 
 from . import registry, yamlsrc
 from .edit import Edit, apply, line_starts
@@ -229,10 +230,12 @@ def _verify(
     before: registry.Registry,
     after: registry.Registry,
     claim_id: str,
-    values: dict[str, str | list[str]],
+    values: Mapping[str, object],
     shown: str,
+    what: str = "its retraction fields",
 ) -> None:
-    """The edit changed exactly the given fields of one claim, or nothing is written."""
+    """The edit changed exactly the given fields of one claim (each now holding its value),
+    or nothing is written."""
 
     def plain(claim: registry.Claim) -> dict:
         return claim.model_dump(exclude={"line", *values})
@@ -251,8 +254,8 @@ def _verify(
         or any(_stripped(getattr(new, k)) != _stripped(v) for k, v in values.items())
     ):
         raise GuardsError(
-            f"refusing to write: splicing {claim_id} would change more than its retraction "
-            "fields; nothing written",
+            f"refusing to write: splicing {claim_id} would change more than {what}; "
+            "nothing written",
             shown,
         )
 

@@ -77,7 +77,7 @@ def test_selection_by_id_prefix_name_and_family():
     ]
     assert [r.id for r in select(RULES, ["status-enum"], [])] == ["S002"]
     assert [r.id for r in select(RULES, ["schema"], ["S002"])] == ["S001", "S003", "S004", "S005"]
-    assert [r.id for r in select(RULES, ["C"], [])] == ["C001", "C002", "C003", "C004"]
+    assert [r.id for r in select(RULES, ["C"], [])] == ["C001", "C002", "C003", "C004", "C005"]
     assert find(RULES, "required-fields").id == "S003"
 
 

@@ -91,7 +91,7 @@ class Options(RuleOptions):
 def check(compose: Compose, context: Context) -> list[Finding] | None:
     checked, findings = False, []
     for service in compose.services:
-        seqs, length = _int(service, "max_num_seqs"), _int(service, "max_model_len")
+        seqs, length = whole_number(service, "max_num_seqs"), whole_number(service, "max_model_len")
         if seqs is None or length is None:
             continue
         if service.engine == VLLM:
@@ -106,7 +106,14 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
     return findings if checked else None
 
 
-def _int(service: Service, name: str) -> int | None:
+def kv_pool(compose: Compose, service: Service, context: Context) -> Pool | None:
+    """The pool K002 sets against a vLLM service: measured in its comments, else computed
+    from the registry's facts (also read by ``guards evidence read --compose``)."""
+    return _measured(compose, service, context)[0] or _computed(compose, service, context)
+
+
+def whole_number(service: Service, name: str) -> int | None:
+    """A knob's value as a whole number of at least 1 (max-num-seqs, max-model-len)."""
     knob = service.knob(name)
     number = knob.number if knob else None
     return int(number) if number is not None and number >= 1 else None
@@ -131,7 +138,7 @@ def _vllm(
     pool_text = f"the KV pool of {pool.tokens:,} tokens ({pool.text}, {where}{note})"
     if pool.tokens < length:
         return [_does_not_fit(compose, service, context, pool, pool_text, length)]
-    per_sequence, label = _sequence(context, length)
+    per_sequence, label = sequence_tokens(context, length)
     holds = pool.tokens // per_sequence
     if seqs <= holds:
         return []
@@ -179,7 +186,7 @@ def _does_not_fit(
     )
 
 
-def _sequence(context: Context, length: int) -> tuple[int, str]:
+def sequence_tokens(context: Context, length: int) -> tuple[int, str]:
     """Tokens per sequence and where that number comes from."""
     planned = context.options(RULE).tokens_per_sequence
     if planned is None or planned == 1:
@@ -199,7 +206,7 @@ def _kv_cost(compose: Compose, service: Service, context: Context, tokens: int) 
     if size is None:
         return ""
     total = size * tokens
-    tp = _int(service, "tensor_parallel_size") or 1
+    tp = whole_number(service, "tensor_parallel_size") or 1
     heads = _figure(compose, service, context, "kv_heads")
     card = per_card(total, tp, heads)
     split = f" ({gib(card)}/card at TP={tp})" if tp > 1 else ""
@@ -253,7 +260,7 @@ def _computed(compose: Compose, service: Service, context: Context) -> Pool | No
     memory = _gpu_memory(compose, service, context)
     if not (size and memory and weights and util and util.number):
         return None
-    tp = _int(service, "tensor_parallel_size") or 1
+    tp = whole_number(service, "tensor_parallel_size") or 1
     card = per_card(size, tp, _figure(compose, service, context, "kv_heads"))
     tokens = computed_pool(memory[0], util.number, weights, reserved, tp, card)
     text = (

@@ -266,3 +266,14 @@ def test_a_warm_run_does_not_load_the_word_frequencies(estate, tmp_path):
     second = subprocess.run(command, env=env, capture_output=True, text=True)
     assert (first.stderr, second.stderr) == ("True\n", "False\n")
     assert second.stdout == first.stdout
+
+
+def test_a_named_file_is_keyed_by_where_it_is(capsys, estate):
+    """The same relative name from two folders names two files: two runs, not one kept."""
+    single = estate / "composes" / "qwen3.8-27b" / "vllm" / "single"
+    dual = estate / "composes" / "qwen3.8-27b" / "vllm" / "dual"
+    broken = (dual / "max.yml").read_text().replace("Status:    ", "Status:    maybe ", 1)
+    (dual / "max.yml").write_text(broken)
+    here = run_guards(capsys, "check", "--root", str(estate), "max.yml", cwd=single)
+    there = run_guards(capsys, "check", "--root", str(estate), "max.yml", cwd=dual)
+    assert here.code == 0 and there.code == 1 and " S002 " in there.out

@@ -210,25 +210,11 @@ class _InlineState:
         return True
 
     def backtick(self) -> bool:
-        src, start, maximum = self.src, self.pos, self.pos_max
-        pos = start + 1
-        while pos < maximum and src[pos] == "`":
-            pos += 1
-        opener = pos - start
-        if self.backticks is None:
-            self.backticks = _last_runs(src)
-        if self.backticks.get(opener, -1) >= pos:
-            match_end = pos
-            while (match_start := src.find("`", match_end)) != -1 and match_start < maximum:
-                match_end = match_start + 1
-                while match_end < len(src) and src[match_end] == "`":
-                    match_end += 1
-                if match_end > maximum:
-                    break
-                if match_end - match_start == opener:
-                    self.push("code_inline", _code_content(src[pos:match_start]))
-                    self.pos = match_end
-                    return True
+        pos, closer = self.code_span(self.pos)
+        if closer is not None:
+            self.push("code_inline", _code_content(self.src[pos : closer[0]]))
+            self.pos = closer[1]
+            return True
         self.pos = pos  # unmatched: the run is text
         return False
 
@@ -330,6 +316,12 @@ class _InlineState:
 
     def skip_code(self, start: int) -> int:
         """Where the backtick rule in validation mode leaves the position."""
+        pos, closer = self.code_span(start)
+        return closer[1] if closer is not None else pos
+
+    def code_span(self, start: int) -> tuple[int, tuple[int, int] | None]:
+        """The end of the backtick run at ``start``, and the (start, end) of the run of as
+        many backticks that closes it, if one does."""
         src, maximum = self.src, self.pos_max
         pos = start + 1
         while pos < maximum and src[pos] == "`":
@@ -346,8 +338,8 @@ class _InlineState:
                 if match_end > maximum:
                     break
                 if match_end - match_start == opener:
-                    return match_end
-        return pos
+                    return pos, (match_start, match_end)
+        return pos, None
 
     def inline_destination(self, pos: int) -> int:
         """The position after ``(destination "title")`` at ``pos``, or -1 when there is none

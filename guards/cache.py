@@ -299,17 +299,17 @@ def run_key(
     )
 
 
-def through(store: Store | None, key: str | None, compute: Callable[[], Run]) -> tuple[Run, bool]:
-    """The run stored under ``key``, or ``compute()``'s, stored when it read every input it
-    needed and had no errors; and whether it was computed."""
+def through(store: Store | None, key: str | None, compute: Callable[[], Run]) -> Run:
+    """The run stored under ``key``, else ``compute()``'s, stored when it read every input it
+    needed and had no errors."""
     if store is None:
-        return compute(), True
+        return compute()
     stored = store.get(key) if key is not None else None
     if isinstance(stored, Run):
-        return stored, False
+        return stored
     with recording() as reads:
         result = compute()
     if key is not None and not result.errors:
         store.put(key, reads, result)
     store.keep_rarities()
-    return result, True
+    return result

@@ -253,7 +253,7 @@ def _run(paths, root, config, env_file, select, ignore, quiet=False, use_cache=F
         loaded["estate"] = estate = load_estate(settings, env=env, found=found, workers=processes)
         return run(estate, chosen, options, today, processes)
 
-    result, _ = cache.through(store, key, compute)
+    result = cache.through(store, key, compute)
     for error in () if quiet else result.errors:
         typer.echo(f"guards: error: {error}", err=True)
     return result, loaded.get("estate"), len(loaded.get("rules", result.rules))

@@ -35,8 +35,7 @@ __all__ = ["Comment", "Compose", "Region", "Service", "parse_compose"]
 @dataclass
 class Compose:
     path: str
-    text: str
-    lines: list[str]
+    lines: list[str]  # the text is kept once, as lines (``text`` joins them when asked)
     header: Header
     comments: list[Comment]
     services: list[Service]
@@ -48,6 +47,12 @@ class Compose:
     callouts: list[Callout] = field(default_factory=list)  # retraction callouts
     citations: list[Citation] = field(default_factory=list)
     shipped: list[Service] = field(default_factory=list)  # the services with no overlay
+
+    @property
+    def text(self) -> str:
+        """The whole text, line breaks unified (not kept: a string of a file with one emoji
+        takes four bytes a character, its lines mostly one)."""
+        return "\n".join(self.lines)
 
     def __post_init__(self) -> None:
         if not self.shipped:
@@ -105,7 +110,6 @@ def parse_compose(text: str, shown: str, env: Mapping[str, str] | None = None) -
     regions, marker_problems = find_regions(comments, text)
     compose = Compose(
         shown,
-        text,
         lines,
         header,
         comments,

@@ -36,13 +36,16 @@ _ID_KEYS = ("claims", "retracts")
 @dataclass
 class Note:
     path: str
-    text: str
-    lines: list[str]
+    lines: list[str]  # the text is kept once, as lines (``text`` joins them when asked)
     front_matter: dict
     sections: list[Section]
     blocks: list[Block]
     retractions: list[RetractionContext]
     citations: list[Citation]
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
 
     @cached_property
     def retracted_ids(self) -> set[str]:
@@ -64,7 +67,6 @@ def parse_note(text: str, shown: str, *, fast: bool = True) -> Note:
     found = walk_body(lines, offset, fast)
     return Note(
         shown,
-        text,
         lines,
         front_matter,
         found.sections,

@@ -119,7 +119,8 @@ def render_regions(
     if compose.marker_problems:
         problem = compose.marker_problems[0]
         raise GuardsError(problem.message, compose.path, problem.line)
-    starts = line_starts(compose.text) + [len(compose.text)]
+    whole = compose.text
+    starts = line_starts(whole) + [len(whole)]
     out = []
     for region in compose.regions:
         indent = indentation(compose.lines[region.line - 1])
@@ -130,7 +131,7 @@ def render_regions(
         body = _comment_lines(text, indent)
         closing = f"{indent}# <<< guards:{region.name} (checksum: {checksum(body)})"
         end = starts[region.end_line - 1] + len(compose.lines[region.end_line - 1])
-        current = compose.text[region.body_start : end]
+        current = whole[region.body_start : end]
         out.append(Rendered(region, Edit(region.body_start, end, body + closing), current))
     return out
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from . import cache
@@ -44,9 +45,10 @@ def ordered_map(function: Callable[[Any], Any], items: Sequence[Any], workers: i
         return [function(item) for item in items]
     global _work
     _work = (function, items)
-    try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            parts = pool.map(_run_chunk, _chunks(len(items), workers * CHUNKS_PER_WORKER))
+    context = multiprocessing.get_context("fork")
+    try:  # a worker that dies (killed, out of memory) is an error here, not a wait forever
+        with ProcessPoolExecutor(workers, mp_context=context) as pool:
+            parts = list(pool.map(_run_chunk, _chunks(len(items), workers * CHUNKS_PER_WORKER)))
     finally:
         _work = None
     results: list[Any] = []

@@ -113,3 +113,16 @@ def test_results_come_back_in_input_order_with_what_workers_read(tmp_path):
     with cache.recording() as reads:
         assert parallel.ordered_map(read, files, 2) == [i * 2 for i in range(20)]
     assert sorted(reads.states) == sorted(str(p) for p in files) and reads.complete
+
+
+def test_a_worker_that_dies_is_an_error_not_a_hang():
+    import os
+    from concurrent.futures.process import BrokenProcessPool
+
+    def die(item: int) -> int:
+        if item == 5:
+            os._exit(9)  # as the kernel's out-of-memory killer would end it
+        return item
+
+    with pytest.raises(BrokenProcessPool):
+        parallel.ordered_map(die, list(range(10)), 2)

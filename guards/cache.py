@@ -29,6 +29,7 @@ import hashlib
 import json
 import os
 import pickle
+import stat
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
     from .config import Config
     from .discovery import Found
 
-FORMAT = 1  # bumped when what an entry holds changes shape
+FORMAT = 2  # bumped when what an entry holds changes shape
 MAX_ENTRIES = 64
 MAX_BYTES = 512 * 1024 * 1024
 ABSENT = "absent"
@@ -85,7 +86,7 @@ class Reads:
     complete: bool = True  # False once a read failed: such a run is not stored
 
     def unchanged(self) -> bool:
-        return all(state_of(path) == state for path, state in self.states.items())
+        return all(state_of(path, state) == state for path, state in self.states.items())
 
 
 _reads: Reads | None = None
@@ -105,7 +106,7 @@ def recording() -> Iterator[Reads]:
 def record(path: Path, data: bytes | None) -> None:
     """``path`` was read and held ``data``; None: it does not exist."""
     if _reads is not None:
-        _reads.states[os.path.abspath(path)] = ABSENT if data is None else digest(data)
+        _reads.states[os.path.abspath(path)] = ABSENT if data is None else _state(data)
 
 
 def merge(states: dict[str, str], complete: bool) -> None:
@@ -121,14 +122,27 @@ def record_failure() -> None:
         _reads.complete = False
 
 
-def state_of(path: str) -> str:
+def _state(data: bytes) -> str:
+    return f"{len(data)}:{digest(data)}"
+
+
+def state_of(path: str, expected: str = "") -> str:
+    """What ``record`` would record for ``path`` now. Only a regular file is read (opened
+    without blocking: a file swapped for a FIFO since must not stop the run), and only when
+    its size is the ``expected`` state's."""
     try:
-        with open(path, "rb") as handle:
-            return digest(handle.read())
+        handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
         return ABSENT
     except OSError:
         return "unreadable"
+    with os.fdopen(handle, "rb") as opened:
+        info = os.fstat(handle)
+        if not stat.S_ISREG(info.st_mode):
+            return "not a regular file"
+        if expected and not expected.startswith(f"{info.st_size}:"):
+            return "another size"
+        return _state(opened.read())
 
 
 # -- the key --------------------------------------------------------------------------------

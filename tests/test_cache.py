@@ -277,3 +277,13 @@ def test_a_named_file_is_keyed_by_where_it_is(capsys, estate):
     here = run_guards(capsys, "check", "--root", str(estate), "max.yml", cwd=single)
     there = run_guards(capsys, "check", "--root", str(estate), "max.yml", cwd=dual)
     assert here.code == 0 and there.code == 1 and " S002 " in there.out
+
+
+def test_a_file_swapped_for_a_fifo_since_is_an_error_not_a_hang(capsys, estate):
+    kept = check(capsys, estate)
+    path = first_compose(estate)
+    path.unlink()
+    os.mkfifo(path)
+    code, _, err = check(capsys, estate)
+    assert code == 2 and kept[0] == 0
+    assert err.endswith("is not a regular file (a FIFO, socket or device); not read\n")

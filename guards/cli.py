@@ -154,12 +154,15 @@ def check(
         raise GuardsError(f"--statistics is a text view; it cannot go with --format {output}")
     if strict_baseline and baseline is None:
         raise GuardsError("--strict-baseline needs --baseline FILE")
-    from . import baseline as accepted
     from .report import reporter
 
     if env_only and env_file is None:
         raise GuardsError("--env-only needs --env-file FILE")
-    entries = accepted.load(baseline, str(baseline)) if baseline is not None else None
+    entries = None
+    if baseline is not None:  # read before the run, so a bad one stops it at once
+        from . import baseline as accepted
+
+        entries = accepted.load(baseline, str(baseline))
     cached = not (no_cache or verbose or env_file)  # those need the estate itself
     result, estate, rule_count = _run(
         paths, root, config, env_file, select, ignore, use_cache=cached, workers=jobs
@@ -167,7 +170,9 @@ def check(
     if env_file is not None:
         from .operator import operator_view
 
-        shipped, _, _ = _run(paths, root, config, None, select, ignore, quiet=True)
+        shipped, _, _ = _run(
+            paths, root, config, None, select, ignore, quiet=True, use_cache=not no_cache
+        )
         result = operator_view(result, shipped, estate, str(env_file), env_only)
     if entries is not None:
         result = accepted.apply(result, entries, str(baseline), strict_baseline)

@@ -72,9 +72,10 @@ class Rendered:
 
 @cache
 def environment(folder: Path | None) -> SandboxedEnvironment:
-    """One environment per templates folder: compiled templates are reused across files."""
+    """One environment per templates folder (an existing one; None: the built-ins only):
+    compiled templates are reused across files."""
     loaders: list[jinja2.BaseLoader] = []
-    if folder is not None and folder.is_dir():
+    if folder is not None:
         loaders.append(jinja2.FileSystemLoader(folder))
     loaders.append(jinja2.FileSystemLoader(BUILT_INS))
     env = SandboxedEnvironment(

@@ -1001,7 +1001,7 @@ def _affects_every_file(settings, path: Path) -> bool:
 
 
 def _root(root: Path) -> Path:
-    from .edit import check_path
+    from .paths import check_path
 
     if not check_path(root, str(root)).is_dir():
         raise GuardsError("--root is not a directory", str(root))

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .config import ALWAYS_EXCLUDED, Config
-from .edit import check_path
+from .paths import check_path
 from .errors import GuardsError
 
 YAML_SUFFIXES = (".yml", ".yaml")

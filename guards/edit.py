@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import cache
-from .errors import MAX_PATH, GuardsError, printable
+from .errors import GuardsError
+from .paths import check_path
 
 BOM = "\ufeff"
 MAX_BYTES = 50_000_000  # the largest file read unless the config says otherwise (max-file-mb)
@@ -82,25 +83,6 @@ def apply(text: str, edits: list[Edit]) -> str:
     for edit in reversed(_ordered(edits)):
         text = text[: edit.start] + edit.new + text[edit.end :]
     return text
-
-
-NAME_MAX = 255  # bytes in one file name, on every system guards runs on
-PATH_MAX = 4096  # bytes in a whole path (Linux)
-
-
-def check_path(path: Path, shown: str, line: int | None = None) -> Path:
-    """``path`` if the system can look it up at all, else GuardsError: a NUL byte, a name past
-    ``NAME_MAX`` bytes or a path past ``PATH_MAX`` is bad input, not an internal error."""
-    problem = None
-    if "\0" in str(path):
-        problem = "path contains a NUL byte"
-    elif len(os.fsencode(path)) >= PATH_MAX:
-        problem = f"path is longer than {PATH_MAX} bytes"
-    elif any(len(os.fsencode(part)) > NAME_MAX for part in path.parts):
-        problem = f"path has a name longer than {NAME_MAX} bytes"
-    if problem:  # such a path names no file: it is shown cut, in JSON too
-        raise GuardsError(problem, printable(shown, MAX_PATH), line)
-    return path
 
 
 def read(path: Path, shown: str, limit: int = MAX_BYTES) -> Source:

@@ -19,7 +19,7 @@ from . import cache, parallel, yamlsrc
 from .compose import Compose, parse_compose
 from .config import Config
 from .discovery import Found, discover, glob_match, shown_path
-from .edit import check_path
+from .paths import check_path
 from .errors import GuardsError
 
 if TYPE_CHECKING:

@@ -13,10 +13,15 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import errno
+import fcntl
 import itertools
 import os
 import stat
 import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -130,6 +135,53 @@ def _read_regular(path: Path, shown: str, limit: int) -> bytes:
 
 def _megabytes(limit: int) -> str:
     return f"{limit / 1_000_000:g} MB"
+
+
+LOCK_WAIT = 10.0  # seconds a write command waits for another one editing the same folder
+
+
+@contextmanager
+def locked(path: Path, shown: str, wait: float = LOCK_WAIT) -> Iterator[None]:
+    """Hold the write lock for ``path`` over a read-verify-write span, so two guards commands
+    editing one file never both read the old text (the second would drop the first's change).
+
+    The lock is an advisory ``flock`` on the folder the file really lives in (the folder, not
+    the file: ``os.replace`` gives the file a new inode, and no lock file is left behind). A
+    command that cannot have it within ``wait`` seconds stops with an error, nothing written;
+    a file system without locks (some network mounts) is written unlocked, the check before the
+    rename still refusing a file changed since it was read."""
+    folder = os.path.dirname(os.path.realpath(path)) or "."
+    try:
+        handle = os.open(folder, os.O_RDONLY)
+    except OSError as exc:
+        raise GuardsError(f"cannot write: {exc.strerror or exc}; nothing written", shown) from None
+    try:
+        _take_lock(handle, shown, wait)
+        yield
+    finally:
+        os.close(handle)  # releases the lock
+
+
+def _take_lock(handle: int, shown: str, wait: float) -> None:
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise GuardsError(
+                    f"another guards command has been editing files in this folder for {wait:g} s; "
+                    "nothing written (try again when it is done)",
+                    shown,
+                ) from None
+            time.sleep(0.05)
+        except OSError as exc:
+            if exc.errno in (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EINVAL):
+                return
+            raise GuardsError(
+                f"cannot lock: {exc.strerror or exc}; nothing written", shown
+            ) from None
 
 
 def write(source: Source, new_raw: str) -> bool:

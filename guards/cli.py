@@ -16,6 +16,7 @@ from typing import Any
 import typer
 
 from .errors import GuardsError
+from .paths import inside, writable
 from .report import FORMATS
 
 app = typer.Typer(
@@ -188,7 +189,7 @@ def check(
     if output_file is None:
         typer.echo(report, nl=False, color=painted)  # click strips ANSI off a pipe unless told
     else:
-        _write_report(output_file, report, "w")
+        _write_report(writable(root, output_file, str(output_file)), report, "w")
     if output == "github" and os.environ.get("GITHUB_STEP_SUMMARY"):
         from .report.github import step_summary
 
@@ -218,7 +219,10 @@ def write_baseline(
     result, _, _ = _run(paths, root, config, env_file, select, ignore)
     if result.errors:
         raise GuardsError("inputs could not be read (above); no baseline written")
-    target = output_file if output_file is not None else root / accepted.DEFAULT
+    if output_file is not None:
+        target = writable(root, output_file, str(output_file))
+    else:  # a file the estate holds: it must not lead out of it
+        target = inside(root, root / accepted.DEFAULT, accepted.DEFAULT)
     write_file(target, accepted.dump(result), str(target))
     count = len(result.findings)
     typer.echo(f"guards: {count} finding{'s' if count != 1 else ''} recorded in {target}")
@@ -370,7 +374,7 @@ def fix(
             continue
         try:
             source = edit.read(estate.root / path, path, settings.max_bytes)
-            templates = estate.root / settings.templates
+            templates = settings.templates_path
             done = fix_stale_copies(
                 source.text, path, found, estate.registry, templates, estate.root
             )
@@ -419,7 +423,7 @@ def _adopt_profiles(
             result = adopt_profile(
                 parse_compose(source.text, compose.path),
                 estate.registry,
-                estate.root / settings.templates,
+                settings.templates_path,
                 estate.root,
                 frozenset(disagreeing.get(compose.path, ())),
             )
@@ -457,7 +461,7 @@ def _adopt_profiles(
 def _regenerated(source, estate, force: bool) -> str:
     from .regen import regenerate
 
-    templates = estate.root / estate.config.templates
+    templates = estate.config.templates_path
     edits = regenerate(source.text, source.shown, estate.registry, templates, estate.root, force)
     return source.render(edits)
 
@@ -557,7 +561,7 @@ def claims_retract(
     settings = _settings(root, config)
     check_date(date)
     replacement = _read_replacement(replacement_file)
-    path = settings.root / settings.claims
+    path = settings.claims_path
     shown = shown_path(settings, path)
     if not path.is_file():
         raise GuardsError("no claims registry to edit", shown)
@@ -655,7 +659,7 @@ def _record(estate, claim, field: str, text: str) -> None:
     from . import edit
     from .retract import field_edits
 
-    path = estate.root / estate.config.claims
+    path = estate.config.claims_path
     source = edit.read(path, estate.registry.path)
     current = list(getattr(claim, field))
     if text in current:
@@ -715,7 +719,7 @@ def claims_add(
     }
     if match:
         entry["match"] = list(match)
-    path = settings.root / settings.claims
+    path = settings.claims_path
     registry = edit.read(path, _shown(settings, path))
     edit.write(registry, registry.render(add_claim_edits(registry.text, registry.shown, entry)))
     typer.echo(f"{registry.shown}: added {claim_id}")
@@ -934,7 +938,7 @@ def claims_evidence_add(
             "the scrape does not say which engine it came from: give --engine TAG or --compose FILE"
         )
     settings = _settings(root, config)
-    path = settings.root / settings.claims
+    path = settings.claims_path
     shown = _shown(settings, path)
     if not path.is_file():
         raise GuardsError("no claims registry to edit", shown)

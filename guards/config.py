@@ -66,6 +66,26 @@ class Config:
     source: str | None = None  # the file the settings came from
     source_text: str = ""
 
+    @property
+    def claims_path(self) -> Path:
+        """The registry file, under the path policy (:mod:`guards.paths`)."""
+        return self.estate_path("claims", self.claims)
+
+    @property
+    def templates_path(self) -> Path:
+        """The estate's templates folder, under the path policy."""
+        return self.estate_path("templates", self.templates)
+
+    def estate_path(self, setting: str, name: str, line: int | None = None) -> Path:
+        """``name``, a file a setting (or a rule option, ``line`` giving where) names, as a
+        path inside the root; a name that leads out is an error at the line that names it."""
+        from .paths import estate_file
+
+        if line is None and setting in self.named:
+            line = self.line_of(setting)
+        where = self.source if line is not None or setting in self.named else None
+        return estate_file(self.root, name, setting, where, line)
+
     def line_of(self, key: str) -> int | None:
         """The line of the config file that sets ``key`` (for error messages)."""
         return _line_of(self.source_text, key) if self.source_text else None
@@ -167,19 +187,8 @@ def _build(root: Path, table: dict[str, Any], shown: str, text: str) -> Config:
                 _line_of(text, key),
             )
     lists = {key: _string_list(table[key], key, shown, text) for key in LIST_KEYS if key in table}
-    claims = table.get("claims", DEFAULT_CLAIMS)
-    if not isinstance(claims, str) or not claims:
-        raise GuardsError("`claims` must be a path string", shown, _line_of(text, "claims"))
-    templates = table.get("templates", DEFAULT_TEMPLATES)
-    if (
-        not isinstance(templates, str)
-        or not templates
-        or templates.startswith("/")
-        or ".." in templates.split("/")
-    ):
-        raise GuardsError(
-            "`templates` must be a folder path inside the root", shown, _line_of(text, "templates")
-        )
+    claims = _file_name(table, "claims", DEFAULT_CLAIMS, shown, text)
+    templates = _file_name(table, "templates", DEFAULT_TEMPLATES, shown, text)
     rules = table.get("rules", {})
     if not isinstance(rules, dict) or not all(isinstance(v, dict) for v in rules.values()):
         raise GuardsError(
@@ -229,6 +238,16 @@ def _build(root: Path, table: dict[str, Any], shown: str, text: str) -> Config:
         source=shown,
         source_text=text,
     )
+
+
+def _file_name(table: dict[str, Any], key: str, default: str, shown: str, text: str) -> str:
+    """A setting naming a file or folder of the estate: a relative path (guards.paths)."""
+    from .paths import relative_name
+
+    name = table.get(key, default)
+    if not isinstance(name, str):
+        raise GuardsError(f"`{key}` must be a path string", shown, _line_of(text, key))
+    return relative_name(name, key, shown, _line_of(text, key))
 
 
 TREATMENTS = ("check", "warning", "skip")

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .config import ALWAYS_EXCLUDED, Config
-from .paths import check_path
 from .errors import GuardsError
+from .paths import check_path
 
 YAML_SUFFIXES = (".yml", ".yaml")
 

@@ -19,8 +19,8 @@ from . import cache, parallel, yamlsrc
 from .compose import Compose, parse_compose
 from .config import Config
 from .discovery import Found, discover, glob_match, shown_path
-from .paths import check_path
 from .errors import GuardsError
+from .paths import inside
 
 if TYPE_CHECKING:
     from .claimscan import ClaimScan
@@ -117,7 +117,7 @@ def _parse_file(
     path, certain = file
     shown = shown_path(config, path)
     try:
-        text = yamlsrc.read_text(path, shown, config.max_bytes)
+        text = yamlsrc.read_text(inside(config.root, path, shown), shown, config.max_bytes)
         if certain is None:
             from .notes import parse_note
 
@@ -128,14 +128,8 @@ def _parse_file(
 
 
 def _registry(config: Config) -> tuple[Registry, str | None]:
-    path = config.root / config.claims
+    path = config.claims_path
     shown = shown_path(config, path)
-    try:
-        check_path(path, shown)
-    except GuardsError as exc:
-        raise GuardsError(
-            f"`claims`: {exc.message}", config.source or shown, config.line_of("claims")
-        ) from None
     if not path.exists():
         cache.record(path, None)
         if config.claims_named:

@@ -10,6 +10,7 @@ Options are spelled in kebab-case in TOML (``default-ceiling``) and read in snak
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
@@ -21,6 +22,9 @@ from .findings import Severity
 if TYPE_CHECKING:
     from .config import Config
     from .rules import Rule
+
+
+Place = Callable[[str, str], Path]  # (option, file name) -> the file, inside the root
 
 
 def _kebab(name: str) -> str:
@@ -38,9 +42,10 @@ class RuleOptions(BaseModel):
         description="Report this rule's findings at this severity instead of its own.",
     )
 
-    def load(self, root: Path) -> Self:
-        """Options naming files return a copy with those files read (the estate's root is
-        known only once the config is). Rules never read files themselves."""
+    def load(self, place: Place) -> Self:
+        """Options naming files return a copy with those files read: ``place(option, name)``
+        is the file ``name`` given as ``option``, under the path policy (inside the root, else
+        an error at the option's line). Rules never read files themselves."""
         return self
 
 
@@ -96,8 +101,18 @@ def load_options(config: Config, rules: list[Rule]) -> dict[str, RuleOptions]:
                 config.source,
                 config.line_of_option(key),
             )
-        validated[rule.id] = _validate(rule, key, table, config).load(config.root)
+        validated[rule.id] = _validate(rule, key, table, config).load(_place(config, key))
     return validated
+
+
+def _place(config: Config, key: str) -> Place:
+    """Where the files that rule ``key``'s options name are (guards.paths policy)."""
+
+    def place(option: str, name: str) -> Path:
+        line = config.line_of_option(key, option)
+        return config.estate_path(f"rules.{key}.{option}", name, line)
+
+    return place
 
 
 def _validate(rule: Rule, key: str, table: dict[str, Any], config: Config) -> RuleOptions:

@@ -55,26 +55,38 @@ def inside(root: Path, path: Path, shown: str, line: int | None = None) -> Path:
     GuardsError naming ``shown`` (and ``line``, where the name was given)."""
     check_path(path, shown, line)
     if not is_inside(root, path):
-        why = "is a link that leads" if _is_link_somewhere(root, path) else "is"
-        raise GuardsError(
-            f"{why} outside the estate root; guards reads and writes only files inside "
-            "--root that the estate names",
-            shown,
-            line,
-        )
+        raise GuardsError(f"{_outside_why(root, path)}; not read or written", shown, line)
     return path
 
 
-def estate_file(root: Path, name: str, shown: str, line: int | None = None) -> Path:
-    """The file a setting or an estate file names (relative to ``root``), checked by
-    :func:`inside`. An absolute name or one that climbs out with ``..`` is refused even where
-    it would land inside."""
+def estate_file(root: Path, name: str, setting: str, where: str | None, line: int | None) -> Path:
+    """``root / name`` for a name a setting gives (``setting``, set at ``where``:``line``, or
+    a default when ``where`` is None), checked by :func:`relative_name` and :func:`inside`."""
+    shown, at = (where, line) if where else (name, None)
+    relative_name(name, setting, shown, at)
+    path = root / name
+    check_path(path, shown, at)
+    if not is_inside(root, path):
+        why = _outside_why(root, path)
+        raise GuardsError(f"`{setting}` {name!r}: {why}; not read or written", shown, at)
+    return path
+
+
+def relative_name(name: str, setting: str, shown: str | None, line: int | None) -> str:
+    """``name`` when it is a path relative to the root that does not climb with ``..``: an
+    absolute name or a climbing one is refused even where it would land inside, since settings
+    name files of the estate by their place in it."""
     parts = name.replace("\\", "/").split("/")
-    if name.startswith(("/", "\\")) or (len(name) > 1 and name[1] == ":") or ".." in parts:
+    if (
+        not name
+        or name.startswith(("/", "\\"))
+        or (len(name) > 1 and name[1] == ":")
+        or ".." in parts
+    ):
         raise GuardsError(
-            f"{name!r} must be a path relative to the root, without '..'", shown, line
+            f"`{setting}` {name!r} must be a path relative to the root, without '..'", shown, line
         )
-    return inside(root, root / name, shown, line)
+    return name
 
 
 def writable(root: Path, path: Path, shown: str) -> Path:
@@ -90,15 +102,17 @@ def writable(root: Path, path: Path, shown: str) -> Path:
     return path
 
 
-def _is_link_somewhere(root: Path, path: Path) -> bool:
-    """Whether a component of ``path`` below ``root`` is a symlink (for the message)."""
+def _outside_why(root: Path, path: Path) -> str:
+    """Why ``path`` is outside: a symlink below ``root`` leads out, or it simply is."""
     try:
         relative = path.relative_to(root)
     except ValueError:
-        return False
+        return "is outside the estate root"
     here = root
     for part in relative.parts:
         here = here / part
         if os.path.islink(here):
-            return True
-    return False
+            return (
+                f"{here.relative_to(root).as_posix()} is a link that leads outside the estate root"
+            )
+    return "is outside the estate root"

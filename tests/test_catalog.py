@@ -460,8 +460,8 @@ services:
         (
             'catalogs = ["../profiles.yaml"]',
             "",
-            "guards.toml:3: rules.catalog-drift.catalogs: catalog '../profiles.yaml' reaches "
-            "outside the root (got ['../profiles.yaml'])",
+            "guards.toml:3: `rules.catalog-drift.catalogs` '../profiles.yaml' must be a path "
+            "relative to the root, without '..'",
         ),
         (
             'catalogs = ["profiles.yaml"]\nentries = "site..entries"',

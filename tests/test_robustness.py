@@ -2,6 +2,7 @@
 checked, nothing written - never a traceback, a hang or a surprise write."""
 
 import os
+import stat
 import time
 
 import pytest
@@ -144,9 +145,12 @@ def test_deep_nesting_in_a_compose_is_exit_2_with_its_line(capsys, tmp_path):
          "guards.toml:1: `notes` pattern '../**/*.md' reaches outside the root; patterns are "
          "relative to it"),
         ("guards.toml", 'claims = "claims.yaml"\ntemplates = "../shared"\n',
-         "guards.toml:2: `templates` must be a folder path inside the root"),
-        ("guards.toml", "templates = 3\n",
-         "guards.toml:1: `templates` must be a folder path inside the root"),
+         "guards.toml:2: `templates` '../shared' must be a path relative to the root, without "
+         "'..'"),
+        ("guards.toml", "templates = 3\n", "guards.toml:1: `templates` must be a path string"),
+        ("guards.toml", 'claims = "/etc/claims.yaml"\n',
+         "guards.toml:1: `claims` '/etc/claims.yaml' must be a path relative to the root, "
+         "without '..'"),
     ],
 )  # fmt: skip
 def test_config_of_the_wrong_shape_is_exit_2(capsys, estate, name, text, error):
@@ -177,7 +181,19 @@ def test_a_link_to_a_device_is_reported_not_read(capsys, estate):
     code, _, err = check(capsys, estate)
     assert code == 2
     assert err == [
-        "guards: error: composes/zero.yml: is not a regular file (a FIFO, socket or device); "
+        "guards: error: composes/zero.yml: composes/zero.yml is a link that leads outside the "
+        "estate root; not read or written"
+    ]
+
+
+def test_a_device_node_inside_the_estate_is_reported_not_read(capsys, estate):
+    (estate / "dev").mkdir()
+    os.mknod(estate / "dev" / "null.yml", 0o600 | stat.S_IFCHR, os.makedev(1, 3))
+    (estate / "composes" / "null.yml").symlink_to(estate / "dev" / "null.yml")
+    code, _, err = check(capsys, estate)
+    assert code == 2
+    assert err == [
+        "guards: error: composes/null.yml: is not a regular file (a FIFO, socket or device); "
         "not read"
     ]
 

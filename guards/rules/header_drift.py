@@ -51,7 +51,7 @@ from ..errors import GuardsError
 from ..findings import Finding, Severity
 from ..header import HeaderField, first_count, same_count, status_of
 from ..kv import same_kv
-from ..options import RuleOptions
+from ..options import Place, RuleOptions
 from ..statements import effective_kv, stated_kv
 from ..vision import stated_vision, vision
 from . import Context, Rule
@@ -211,11 +211,12 @@ def _status(compose: Compose, context: Context) -> list[Finding]:
     ]
 
 
-def read_statuses(root: Path, source: str) -> dict[str, str]:
-    """The statuses file: a YAML or TOML mapping of compose path to status."""
+def read_statuses(path: Path, source: str) -> dict[str, str]:
+    """The statuses file (``path``, named ``source``): a YAML or TOML mapping of compose path
+    to status."""
     from .. import yamlsrc
 
-    text = yamlsrc.read_text(root / source, source)
+    text = yamlsrc.read_text(path, source)
     if source.endswith(".toml"):
         from ..config import parse_toml
 
@@ -236,11 +237,11 @@ class Options(RuleOptions):
     )
     _table: dict[str, str] = PrivateAttr(default_factory=dict)
 
-    def load(self, root: Path) -> Options:
+    def load(self, place: Place) -> Options:
         if not self.statuses:
             return self
         loaded = self.model_copy()
-        loaded._table = read_statuses(root, self.statuses)
+        loaded._table = read_statuses(place("statuses", self.statuses), self.statuses)
         return loaded
 
     def status_for(self, path: str) -> str | None:

@@ -2,19 +2,29 @@
 on changed, so a warm run always prints what a cold run prints."""
 
 import datetime as dt
+import json
 import os
+import pickle
+import random
+import re
 import shutil
+import stat
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
-from guards import cache
+from guards import cache, vocabulary
+from guards.findings import CheckResult, Finding, Run, Severity, Waiver, from_json, to_json
 from tests.cli_helpers import WITHDRAWN_CLAIM, run_guards, tree_digest
 
 PROJECT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(PROJECT / "bench"))
+import estates as bench  # noqa: E402  (bench/estates.py generates estates)
+
 CONFIG = """\
 composes = ["composes/**/*.yml"]
 notes = ["learnings/**/*.md"]
@@ -183,12 +193,12 @@ def test_the_code_is_part_of_the_key():
 
 def test_a_damaged_or_foreign_entry_is_a_miss(capsys, estate, tmp_path):
     cold = check(capsys, estate)
-    for entry in (tmp_path / "cache").glob("*/runs/*"):
-        entry.write_bytes(b"not a pickle")
-    assert check(capsys, estate) == cold
-    for entry in (tmp_path / "cache").glob("*/runs/*"):
-        entry.write_bytes(b"")
-    assert check(capsys, estate) == cold
+    marker = tmp_path / "marker"
+    for data in (b"not JSON", b"", pickle.dumps(Payload(marker))):
+        for entry in (tmp_path / "cache").glob("*/runs/*"):
+            entry.write_bytes(data)
+        assert check(capsys, estate) == cold
+    assert not marker.exists()
 
 
 def test_a_cache_that_cannot_be_written_is_no_cache(capsys, estate, tmp_path, monkeypatch):
@@ -222,10 +232,14 @@ def test_the_folder_is_kept_small(tmp_path):
         entry = folder / f"entry{index}"
         entry.write_bytes(b"x" * 100)
         os.utime(entry, ns=(index * 10**9, index * 10**9))
-    cache.prune(folder, entries=4, limit=10_000)
-    assert sorted(p.name for p in folder.iterdir()) == ["entry6", "entry7", "entry8", "entry9"]
-    cache.prune(folder, entries=4, limit=250)
-    assert sorted(p.name for p in folder.iterdir()) == ["entry8", "entry9"]
+    handle = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        cache.prune(handle, entries=4, limit=10_000)
+        assert sorted(p.name for p in folder.iterdir()) == ["entry6", "entry7", "entry8", "entry9"]
+        cache.prune(handle, entries=4, limit=250)
+        assert sorted(p.name for p in folder.iterdir()) == ["entry8", "entry9"]
+    finally:
+        os.close(handle)
 
 
 def test_concurrent_runs_each_print_the_cold_result(capsys, estate, tmp_path):
@@ -287,3 +301,453 @@ def test_a_file_swapped_for_a_fifo_since_is_an_error_not_a_hang(capsys, estate):
     code, _, err = check(capsys, estate)
     assert code == 2 and kept[0] == 0
     assert err.endswith("is not a regular file (a FIFO, socket or device); not read\n")
+
+
+# -- a kept run is data: the warm run prints what the cold one does -------------------------
+
+
+def generated(root: Path) -> Path:
+    """An estate made by bench/estates.py, with failing checks, findings waived inline and
+    by the settings, and text that is not ASCII."""
+    bench.generate(root, 12)
+    composes = sorted((root / "models").rglob("*.yml"))
+    for index in (0, 5):
+        text = composes[index].read_text().replace("Status:    ", "Status:    maybe ", 1)
+        composes[index].write_text(text)
+    note = sorted((root / "learnings").glob("*.md"))[0]
+    with note.open("a") as out:
+        out.write(
+            "\n<!-- guards: ignore[C001] quoted in the incident timeline — «as said» -->\n"
+            "Beware the accumulated-context decode cliff: severity splits by hardware.\n"
+        )
+    folder = composes[0].relative_to(root).parent.as_posix()
+    with (root / "guards.toml").open("a") as config:
+        config.write(f'\n[per-path-ignores."{folder}/**"]\nrules = ["S002"]\nreason = "frozen"\n')
+    return root
+
+
+ESTATES = {
+    "bundled": lambda tmp: PROJECT,
+    "clean": lambda tmp: PROJECT / "tests" / "fixtures" / "estates" / "clean",
+    "incident": lambda tmp: PROJECT / "tests" / "fixtures" / "estates" / "incident",
+    "schema": lambda tmp: PROJECT / "tests" / "fixtures" / "estates" / "schema",
+    "generated": lambda tmp: generated(tmp / "generated"),
+}
+
+
+@pytest.mark.parametrize("name", ESTATES)
+def test_a_warm_run_prints_the_cold_run_byte_for_byte(capsys, tmp_path, monkeypatch, name):
+    root = ESTATES[name](tmp_path)
+    monkeypatch.delenv("GUARDS_NO_CACHE", raising=False)
+    monkeypatch.setenv("GUARDS_CACHE_DIR", str(tmp_path / "cache"))
+    formats = [("--format", "text"), ("--format", "json")]
+
+    def outputs(*extra: str) -> list[tuple[int, str, str]]:
+        runs = [
+            run_guards(capsys, "check", "--root", str(root), "--show-suppressed", *f, *extra)
+            for f in formats
+        ]
+        return [(r.code, r.out, r.err) for r in runs]
+
+    cold = outputs("--no-cache")
+    assert outputs() == cold  # computed, and kept
+    assert list((tmp_path / "cache").glob("*/runs/*"))
+    no_fresh_runs(monkeypatch)
+    assert outputs() == cold
+    if name == "generated":
+        assert '"kind": "config"' in cold[1][1] and '"kind": "inline"' in cold[1][1]
+
+
+def every_field() -> Run:
+    """A run with every field of every object set, in text no encoding makes easy."""
+    waiver = Waiver("inline", "quoted — «as said»", "learnings/ä.md", 3)
+    finding = Finding(
+        rule="C001",
+        severity=Severity.WARNING,
+        path="composes/\udcff-odd.yml",  # a name that is not UTF-8 (surrogateescape)
+        line=2,
+        column=3,
+        message="repeats 🧪 a withdrawn claim\nacross lines",
+        hint="drop it",
+        claim="old-cliff",
+        knob="max_num_seqs",
+        end_line=4,
+        end_column=9,
+        fingerprint="0123456789abcdef-2",
+        env=".env",
+    )
+    waived = replace(finding, waiver=waiver)
+    result = CheckResult("C001", "composes/x.yml", (finding,), ("not checked: x",), (waived,))
+    return Run(
+        (result, CheckResult("S001", "composes/y.yml")),
+        (),
+        ("C001", "S001"),
+        7,
+        ("a remark",),
+        frozenset({"composes/x.yml", "composes/y.yml"}),
+        rules_url="https://example.org/rules",
+    )
+
+
+def test_a_run_comes_back_from_its_json_equal():
+    run = every_field()
+    assert from_json(json.loads(json.dumps(to_json(run)))) == run
+
+
+def test_only_a_run_as_the_suite_makes_it_is_kept():
+    from guards.errors import GuardsError
+
+    for odd in (
+        {"errors": (GuardsError("bad"),)},
+        {"baseline": "b.json"},
+        {"strict_baseline": True},
+    ):
+        with pytest.raises(ValueError):
+            to_json(Run((), **odd))
+
+
+# -- an entry that is not one of ours is a miss ---------------------------------------------
+
+KEY = "0" * 32
+
+
+@pytest.fixture
+def kept(tmp_path, monkeypatch):
+    """A store with ``every_field()`` kept under KEY (read from one input), and the path of
+    its entry."""
+    monkeypatch.delenv("GUARDS_NO_CACHE", raising=False)
+    monkeypatch.setenv("GUARDS_CACHE_DIR", str(tmp_path / "cache"))
+    store = cache.open_store(tmp_path / "estate")
+    source = tmp_path / "estate" / "input.yml"
+    source.parent.mkdir()
+    source.write_text("services: {}\n")
+    reads = cache.Reads({str(source): cache.state_of(str(source))})
+    store.put(KEY, reads, every_field())
+    [entry] = (tmp_path / "cache").glob(f"*/runs/{KEY}")
+    assert store.get(KEY) == every_field()  # the entry as written is a hit
+    return store, entry
+
+
+def wrong_types(value: object) -> list[object]:
+    """Values of a type the field holding ``value`` never has (None is right for some)."""
+    others: list[object] = [True, 1.5, "1", 7, [], {}]
+    return [o for o in others if type(o) is not type(value)]
+
+
+def mutations(data: object) -> list[object]:
+    """Copies of ``data`` each with one thing wrong: every field of every object in turn of
+    a wrong type, missing or joined by a field it does not have; every item of every list
+    of a wrong type. The reads (a mapping, not an object) are only given wrong types."""
+    found: list[object] = []
+    if isinstance(data, dict):
+        record = any(name in data for name in ("format", "rule", "results", "rule_names"))
+        for name, value in data.items():
+            found += [{**data, name: wrong} for wrong in wrong_types(value)]
+            found += [{**data, name: inner} for inner in mutations(value)]
+            if record:
+                found.append({k: v for k, v in data.items() if k != name})
+        if record:
+            found.append({**data, "extra": None})
+    elif isinstance(data, list):
+        for index, value in enumerate(data):
+            for wrong in [*wrong_types(value), *mutations(value)]:
+                found.append([*data[:index], wrong, *data[index + 1 :]])
+    return found
+
+
+def results(entry: dict) -> dict:
+    return entry["run"]["results"]
+
+
+def first(entry: dict, where: int) -> dict:
+    """The first finding (``where`` 1) or waived finding (3) of the first check result."""
+    return results(entry)["details"][0][where][0]
+
+
+ODD = {  # wrong in a way only the field's own meaning tells
+    "another format": lambda e: e.update(format=2),
+    "the format as a float": lambda e: e.update(format=3.0),
+    "another key": lambda e: e.update(key="1" * 32),
+    "a relative path read": lambda e: e.update(reads={"input.yml": "absent"}),
+    "a state not recorded": lambda e: e.update(reads=dict.fromkeys(e["reads"], "12:34")),
+    "a rule index below": lambda e: results(e)["rule"].__setitem__(0, -1),
+    "a target index past": lambda e: results(e)["target"].__setitem__(1, 2),
+    "columns of two lengths": lambda e: results(e)["rule"].append(0),
+    "details past the results": lambda e: results(e)["details"][0].__setitem__(0, 2),
+    "details twice": lambda e: results(e)["details"].append(results(e)["details"][0]),
+    "details of 3": lambda e: results(e)["details"][0].pop(),
+    "details of 5": lambda e: results(e)["details"][0].append([]),
+    "an unknown severity": lambda e: first(e, 1).update(severity="fatal"),
+    "an unknown waiver kind": lambda e: first(e, 3)["waiver"].__setitem__(0, "forgotten"),
+    "a waiver of 3": lambda e: first(e, 3)["waiver"].pop(),
+    "a waiver of 5": lambda e: first(e, 3)["waiver"].append(None),
+}
+
+
+def test_an_entry_of_another_shape_is_a_miss(kept):
+    store, entry = kept
+    good = json.loads(entry.read_bytes())
+    wrong = {f"mutation {number}": data for number, data in enumerate(mutations(good))}
+    for name, change in ODD.items():
+        wrong[name] = json.loads(json.dumps(good))
+        change(wrong[name])
+    assert len(wrong) > 300
+    for name, data in wrong.items():
+        entry.write_text(json.dumps(data))
+        assert store.get(KEY) is None, (name, data)
+
+
+def test_a_damaged_entry_is_a_miss(kept):
+    store, entry = kept
+    good = entry.read_bytes()
+    text = good.decode()
+    damaged = [good[:size] for size in range(0, len(good), 7)]  # truncated
+    damaged += [random.Random(seed).randbytes(len(good)) for seed in range(50)]
+    damaged += [
+        text.encode("utf-16"),  # json.loads would take it: not UTF-8 is a miss too
+        b"\xef\xbb\xbf" + good,  # a byte-order mark
+        good.replace(b'"a remark"', b'"a \xff remark"'),  # a byte that is not UTF-8
+        b"[" * 100_000 + b"]" * 100_000,  # nested past what the decoder recurses
+        good.replace(b'"files":7', b'"files":' + b"9" * 5000),  # a number too long to read
+        json.dumps([json.loads(good)]).encode(),
+    ]
+    for data in damaged:
+        entry.write_bytes(data)
+        assert store.get(KEY) is None, data[:80]
+
+
+def test_a_huge_entry_is_a_miss(kept, monkeypatch):
+    store, entry = kept
+    monkeypatch.setattr(cache, "MAX_ENTRY", entry.stat().st_size - 1)
+    assert store.get(KEY) is None
+    monkeypatch.undo()
+    with entry.open("r+b") as handle:
+        handle.truncate(cache.MAX_ENTRY + 1)  # sparse: read in full, it would take a while
+    assert store.get(KEY) is None
+
+
+class Payload:
+    """What a pickle can do when it is loaded: here, create a file."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        return (open, (str(self.marker), "w"))
+
+
+def test_a_pickle_is_never_loaded(kept, tmp_path):
+    store, entry = kept
+    proof = tmp_path / "proof"
+    pickle.loads(pickle.dumps(Payload(proof))).close()
+    assert proof.exists()  # the payload does what it says when unpickled
+    marker = tmp_path / "marker"
+    entry.write_bytes(pickle.dumps(Payload(marker), protocol=0))
+    assert store.get(KEY) is None
+    entry.write_bytes(pickle.dumps(Payload(marker)))
+    assert store.get(KEY) is None
+    assert not marker.exists()
+
+
+def test_an_entry_that_is_not_a_regular_file_of_ours_is_a_miss(kept, tmp_path):
+    store, entry = kept
+    elsewhere = tmp_path / "elsewhere"
+    shutil.copy(entry, elsewhere)  # a whole, valid entry: only the link to it is wrong
+    os.mkfifo(tmp_path / "fifo")
+    kinds = {
+        "a link to a valid entry": lambda: entry.symlink_to(elsewhere),
+        "a link to a FIFO": lambda: entry.symlink_to(tmp_path / "fifo"),
+        "a FIFO": lambda: os.mkfifo(entry),
+        "a folder": lambda: entry.mkdir(),
+    }
+    for kind, make in kinds.items():
+        if entry.is_dir() and not entry.is_symlink():
+            entry.rmdir()
+        else:
+            entry.unlink()
+        make()
+        assert store.get(KEY) is None, kind
+    store.put(KEY, cache.Reads(), every_field())  # over the folder: not kept, and no error
+    assert entry.is_dir() and store.get(KEY) is None
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a file away takes root")
+def test_an_entry_of_another_user_is_a_miss(kept):
+    store, entry = kept
+    os.chown(entry, 65534, 65534)
+    assert store.get(KEY) is None
+
+
+def test_a_kept_entry_is_plain_json_of_this_format_readable_only_by_its_user(kept, tmp_path):
+    _, entry = kept
+    data = json.loads(entry.read_bytes())
+    assert (data["format"], data["key"]) == (cache.FORMAT, KEY)
+    assert from_json(data["run"]) == every_field()
+    modes = {p: stat.S_IMODE(p.stat().st_mode) for p in (tmp_path / "cache").rglob("*")}
+    modes[tmp_path / "cache"] = stat.S_IMODE((tmp_path / "cache").stat().st_mode)
+    assert {p.name: m for p, m in modes.items() if p.is_dir()} == dict.fromkeys(
+        ["cache", entry.parent.parent.name, "runs"], 0o700
+    )
+    assert {m for p, m in modes.items() if p.is_file()} == {0o600}
+
+
+def test_no_module_loads_a_pickle():
+    """Nothing guards reads from disk is unpickled (or otherwise turned back into code)."""
+    loaders = re.compile(
+        r"\b(import (pickle|marshal|shelve|dill)|from (pickle|marshal|shelve) |pickle\.|Unpickler)"
+    )
+    for path in (PROJECT / "guards").rglob("*.py"):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            assert not loaders.search(line), f"{path.relative_to(PROJECT)}:{number}: {line}"
+
+
+# -- the cache is used only in folders no one else can write --------------------------------
+
+
+@pytest.fixture
+def small(tmp_path, monkeypatch):
+    """A copy of the clean fixture estate, with the cache on in tmp_path/cache."""
+    root = tmp_path / "estate"
+    shutil.copytree(PROJECT / "tests" / "fixtures" / "estates" / "clean", root)
+    monkeypatch.delenv("GUARDS_NO_CACHE", raising=False)
+    monkeypatch.setenv("GUARDS_CACHE_DIR", str(tmp_path / "cache"))
+    return root
+
+
+def forge(base: Path, word: str) -> None:
+    """Every kept run made to report nothing, and ``word`` planted among the word rarities:
+    a run that reads either says so."""
+    for entry in base.glob("*/runs/*"):
+        data = json.loads(entry.read_bytes())
+        data["run"]["results"] = {name: [] for name in data["run"]["results"]}
+        entry.write_text(json.dumps(data))
+    [folder] = [p for p in base.iterdir() if p.is_dir()]
+    rarities = folder / f"rarity-{cache.key_of(cache.distributions())}.json"
+    kept = json.loads(rarities.read_bytes()) if rarities.exists() else {"format": cache.FORMAT}
+    kept["rarities"] = {**kept.get("rarities", {}), word: 0.5}
+    rarities.write_text(json.dumps(kept))
+
+
+def snapshot(folder: Path) -> dict[str, tuple[int, int, bytes]]:
+    """Every file and folder under ``folder``: mode, modification time, bytes."""
+    return {
+        str(p): (p.lstat().st_mode, p.lstat().st_mtime_ns, b"" if p.is_dir() else p.read_bytes())
+        for p in sorted(folder.rglob("*"))
+    }
+
+
+def test_a_forged_entry_in_a_folder_of_ours_is_used(capsys, small, tmp_path):
+    """The control for the tests below: where the folders are sound, the forged run is what
+    the next run prints and the planted rarity is loaded."""
+    check(capsys, small)
+    forge(tmp_path / "cache", "planted-control")
+    assert '"pass": 0,' in check(capsys, small)[1]
+    assert "planted-control" in vocabulary._known
+
+
+UNSAFE = {
+    "writable by others": (lambda p: p.chmod(0o777), "is writable by others (mode 777)"),
+    "writable by its group": (lambda p: p.chmod(0o720), "is writable by others (mode 720)"),
+    "owned by another user": (
+        lambda p: os.chown(p, 65534, 65534),
+        "is owned by another user (uid 65534)",
+    ),
+}
+
+
+@pytest.mark.parametrize("how", UNSAFE)
+@pytest.mark.parametrize("which", ["base", "estate's", "runs"])
+def test_a_folder_others_can_write_is_no_cache(capsys, small, tmp_path, which, how):
+    if how == "owned by another user" and os.geteuid() != 0:
+        pytest.skip("giving a folder away takes root")
+    cold = check(capsys, small)
+    base = tmp_path / "cache"
+    word = f"planted-{which}-{how}".replace(" ", "-").replace("'", "")
+    forge(base, word)
+    folder = {"base": base, "estate's": next(base.iterdir()), "runs": next(base.glob("*/runs"))}
+    make, problem = UNSAFE[how]
+    make(folder[which])
+    before = snapshot(base)
+    assert check(capsys, small) == cold
+    assert snapshot(base) == before  # nothing read (an entry read is touched), nothing written
+    assert (word in vocabulary._known) == (which == "runs")  # rarities beside runs/ are sound
+    verbose = run_guards(capsys, "check", "--root", str(small), "-v")
+    assert verbose.err.splitlines()[-1] == f"guards: cache off: {folder[which]} {problem}"
+
+
+def test_a_linked_cache_folder_is_judged_where_it_leads(capsys, small, tmp_path, monkeypatch):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    (tmp_path / "link").symlink_to(shared)
+    monkeypatch.setenv("GUARDS_CACHE_DIR", str(tmp_path / "link"))
+    cold = check(capsys, small, "--no-cache")
+    assert check(capsys, small) == cold
+    assert check(capsys, small) == cold
+    assert list(shared.iterdir()) == []
+    verbose = run_guards(capsys, "check", "--root", str(small), "-v")
+    assert verbose.err.splitlines()[-1] == (
+        f"guards: cache off: {tmp_path / 'link'} is writable by others (mode 777)"
+    )
+
+
+def test_a_link_below_the_base_folder_is_not_followed(capsys, small, tmp_path):
+    check(capsys, small)
+    base = tmp_path / "cache"
+    [folder] = list(base.iterdir())
+    folder.rename(tmp_path / "moved")
+    folder.symlink_to(tmp_path / "moved")  # a sound folder, but reached through a link
+    forge(tmp_path / "moved", "planted-through-a-link")
+    assert '"pass": 26,' in check(capsys, small)[1]
+    assert "planted-through-a-link" not in vocabulary._known
+    verbose = run_guards(capsys, "check", "--root", str(small), "-v")
+    assert verbose.err.splitlines()[-1] == f"guards: cache off: {folder} is a link"
+
+
+INSIDE = {
+    "GUARDS_CACHE_DIR in the estate": ("GUARDS_CACHE_DIR", ".cache", ".cache"),
+    "XDG_CACHE_HOME in the estate": ("XDG_CACHE_HOME", ".xdg", ".xdg/guards"),
+    "a link out of the estate leading in": ("GUARDS_CACHE_DIR", "../link", "../link"),
+}
+
+
+@pytest.mark.parametrize("case", INSIDE)
+def test_a_cache_folder_inside_the_estate_is_refused(capsys, small, monkeypatch, case):
+    variable, value, shown = INSIDE[case]
+    monkeypatch.delenv("GUARDS_CACHE_DIR")
+    monkeypatch.setenv(variable, os.path.normpath(small / value))
+    if value == "../link":
+        (small.parent / "link").symlink_to(small / "kept")
+    before = sorted(small.rglob("*"))
+    cold = check(capsys, small, "--no-cache")
+    assert check(capsys, small) == cold
+    assert sorted(small.rglob("*")) == before  # nothing made in the estate
+    verbose = run_guards(capsys, "check", "--root", str(small), "-v")
+    where = os.path.normpath(small / shown)
+    assert verbose.err.splitlines()[-1] == f"guards: cache off: {where} is inside the estate"
+
+
+def test_a_relative_cache_dir_is_refused(capsys, small, monkeypatch):
+    monkeypatch.setenv("GUARDS_CACHE_DIR", "cache")
+    before = sorted(small.rglob("*"))
+    for _ in range(2):
+        run = run_guards(capsys, "check", "--root", ".", cwd=small)
+        assert (run.code, run.err) == (0, "")
+    assert sorted(small.rglob("*")) == before
+    verbose = run_guards(capsys, "check", "--root", ".", "-v", cwd=small)
+    assert verbose.err.splitlines()[-1] == (
+        "guards: cache off: GUARDS_CACHE_DIR is a relative path (cache)"
+    )
+
+
+def test_a_relative_xdg_cache_home_is_ignored(capsys, small, tmp_path, monkeypatch):
+    """The XDG base directory spec: a relative path there is invalid, and ignored."""
+    monkeypatch.delenv("GUARDS_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", "xdg")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    before = sorted(small.rglob("*"))
+    cold = run_guards(capsys, "check", "--root", ".", cwd=small)
+    assert sorted(small.rglob("*")) == before
+    assert list((tmp_path / "home" / ".cache" / "guards").glob("*/runs/*"))
+    no_fresh_runs(monkeypatch)
+    assert run_guards(capsys, "check", "--root", ".", cwd=small) == cold

@@ -3,14 +3,17 @@
 
 Templates come from the estate's templates folder (setting ``templates``), then from the
 built-ins shipped in ``guards/templates``. They run sandboxed with ``StrictUndefined``: a name
-the context does not define is an error, not an empty string. Every line a template renders
-becomes a comment line at the opening marker's indentation, so a region can never change what
-Compose reads; the closing marker records a checksum of the body (cog-style), so a hand edit
+the context does not define is an error, not an empty string; they are code any committer can
+write, so they see plain data only, read template files only inside the root, and each render
+has a budget (``guards.sandbox``). Every line a template renders becomes a comment line at the
+opening marker's indentation, so a region can never change what Compose reads, and reads back
+as written; the closing marker records a checksum of the body (cog-style), so a hand edit
 inside a region is detected. This module is imported only for files that have regions.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import difflib
 import hashlib
 import re
@@ -21,16 +24,16 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-from jinja2.sandbox import SandboxedEnvironment
 
-from . import yamlsrc
+from . import sandbox, yamlsrc
+from .comments import REGION_CLOSE, REGION_OPEN
 from .compose import Compose, Region, parse_compose
-from .edit import Edit, apply, line_starts
+from .edit import Edit, apply, line_starts, unify_breaks
 from .engines import UNKNOWN
 from .errors import GuardsError
 from .registry import Claim, Registry
+from .sandbox import Sandbox, Templates, limit
 
-BUILT_INS = Path(__file__).parent / "templates"
 # The profile block's layout: `  Key:` padded to KEY_WIDTH, values and their continuation lines
 # at VALUE_COLUMN (both after the `# `). Templates read them; adoption reproduces them.
 PROFILE_LAYOUT = {"key_width": 11, "value_column": 13}
@@ -71,23 +74,11 @@ class Rendered:
 
 
 @cache
-def environment(folder: Path | None) -> SandboxedEnvironment:
-    """One environment per templates folder (an existing one; None: the built-ins only):
-    compiled templates are reused across files."""
-    loaders: list[jinja2.BaseLoader] = []
-    if folder is not None:
-        loaders.append(jinja2.FileSystemLoader(folder))
-    loaders.append(jinja2.FileSystemLoader(BUILT_INS))
-    env = SandboxedEnvironment(
-        loader=jinja2.ChoiceLoader(loaders),
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=False,
-        autoescape=False,
-    )
-    env.filters["facts"] = facts
-    env.globals["layout"] = PROFILE_LAYOUT
+def environment(folder: Path | None, root: Path | None = None) -> Sandbox:
+    """One environment per templates folder (an existing one; None: the built-ins only) and
+    root: compiled templates are reused across files."""
+    env = Sandbox(Templates(folder, root))
+    env.add_filter("facts", facts)
     return env
 
 
@@ -108,6 +99,9 @@ def facts(text: str, knobs: dict[str, str | None]) -> str:
             raise GuardsError(f"the compose sets no {match.group(1)} for {match.group(0)}")
         return found
 
+    if isinstance(text, str) and "{" in text and isinstance(knobs, dict):
+        longest = max((len(v) for v in knobs.values() if isinstance(v, str)), default=0)
+        limit(len(text) + text.count("{") * longest)
     return FACT.sub(value, text)
 
 
@@ -116,7 +110,7 @@ def render_regions(
 ) -> list[Rendered]:
     """Every region of ``compose`` rendered. Raises GuardsError (file:line) at a broken marker,
     and RegionError for the first region that cannot be rendered: an unknown template, a
-    template error, an unknown claim id."""
+    template error or one past its budget, an unknown claim id, text that would not read back."""
     if compose.marker_problems:
         problem = compose.marker_problems[0]
         raise GuardsError(problem.message, compose.path, problem.line)
@@ -126,10 +120,10 @@ def render_regions(
     for region in compose.regions:
         indent = indentation(compose.lines[region.line - 1])
         try:
-            text = _render(compose, region, registry, templates, root)
+            lines = _render(compose, region, registry, templates, root)
         except GuardsError as exc:
             raise RegionError(exc, region.line) from None
-        body = _comment_lines(text, indent)
+        body = _comment_lines(lines, indent)
         closing = f"{indent}# <<< guards:{region.name} (checksum: {checksum(body)})"
         end = starts[region.end_line - 1] + len(compose.lines[region.end_line - 1])
         current = whole[region.body_start : end]
@@ -143,25 +137,20 @@ def _render(
     registry: Registry,
     templates: Path | None,
     root: Path | None,
-) -> str:
-    # keyed by whether the folder exists too: one made since the last render must be used
-    env = environment(templates if templates is not None and templates.is_dir() else None)
+) -> list[str]:
+    """The region's lines as its template renders them; every failure is a GuardsError."""
+    # the loader looks the folder up on every render: one made since the last is used, and a
+    # name it lacks is recorded as absent for the run cache
+    env = environment(templates, root)
     where = (compose.path, region.line)
+    values = context(compose, region, registry, where)
     try:
-        template = env.get_template(f"{region.name}.j2")
-        return template.render(context(compose, region, registry, where))
-    except jinja2.TemplateNotFound:
-        folder = _shown(templates, root) + "/" if templates else "the templates folder"
-        raise GuardsError(
-            f"no template for region guards:{region.name} (looked for {region.name}.j2 in "
-            f"{folder} and among the built-ins)",
-            *where,
-        ) from None
+        return _lines(sandbox.render(env, f"{region.name}.j2", values))
+    except jinja2.TemplateNotFound as exc:
+        raise GuardsError(_not_found(region, exc.name, templates, root), *where) from None
     except jinja2.TemplateSyntaxError as exc:
         raise GuardsError(
-            f"template syntax error: {exc.message}",
-            _shown(Path(exc.filename), root) if exc.filename else f"{region.name}.j2",
-            exc.lineno,
+            f"template syntax error: {exc.message}", exc.filename or f"{region.name}.j2", exc.lineno
         ) from None
     except jinja2.TemplateError as exc:  # undefined names, sandbox refusals
         raise GuardsError(
@@ -171,19 +160,34 @@ def _render(
         if exc.path is not None:
             raise
         raise GuardsError(f"region guards:{region.name}: {exc.message}", *where) from None
+    except Exception as exc:  # 1 / 0, 'x' | wordwrap(0), a recursion: the template's errors
+        raise GuardsError(f"region guards:{region.name}: {sandbox.describe(exc)}", *where) from None
+
+
+def _not_found(region: Region, name: Any, templates: Path | None, root: Path | None) -> str:
+    folder = sandbox.relative(templates, root) + "/" if templates else "the templates folder"
+    if name == f"{region.name}.j2":
+        return (
+            f"no template for region guards:{region.name} (looked for {name} in {folder} and "
+            "among the built-ins)"
+        )
+    return f"region guards:{region.name}: no template {name!r} in {folder} or among the built-ins"
 
 
 def context(
     compose: Compose, region: Region, registry: Registry, where: tuple[str, int]
 ) -> dict[str, Any]:
-    """What a template sees (documented in the README)."""
+    """What a template sees (documented in the README): plain data, built afresh for each
+    render, and one function. No object of guards or a library is reachable from it, since
+    through their methods a committed template could run code."""
     services = [_service(s) for s in compose.shipped]
     main = next((s for s in services if s["engine"] != UNKNOWN), services[0] if services else {})
     return {
         "compose": {"path": compose.path, "services": services, **main},
-        "data": compose.data.model_dump(),
+        "data": plain(compose.data.model_dump()),
         "args": region.args.split(),
-        "claim": _claim_lookup(registry, where),
+        "claim": sandbox.Function("claim", _claim_lookup(registry, where)),
+        "layout": dict(PROFILE_LAYOUT),
     }
 
 
@@ -197,14 +201,51 @@ def _service(service: Any) -> dict[str, Any]:
     }
 
 
-def _claim_lookup(registry: Registry, where: tuple[str, int]) -> Callable[[str], Claim]:
-    def claim(claim_id: str) -> Claim:
+# What ``claim("id")`` gives a template: the registry entry's own fields, and is_withdrawn.
+CLAIM_FIELDS = (
+    "id",
+    "title",
+    "status",
+    "asserted",
+    "retracted",
+    "rationale",
+    "reason",
+    "text",
+    "variants",
+    "replacement",
+    "superseded_by",
+    "refs",
+)
+
+
+def claim_view(claim: Claim) -> dict[str, Any]:
+    """A claim as plain data (dates as ``YYYY-MM-DD``)."""
+    view = {name: plain(getattr(claim, name)) for name in CLAIM_FIELDS}
+    view["is_withdrawn"] = claim.is_withdrawn
+    return view
+
+
+def _claim_lookup(registry: Registry, where: tuple[str, int]) -> Callable[[str], dict[str, Any]]:
+    def claim(claim_id: str) -> dict[str, Any]:
         found = registry.get(str(claim_id))
         if found is None:
             raise GuardsError(f"no claim with id {claim_id!r} in {registry.path}", *where)
-        return found
+        return claim_view(found)
 
     return claim
+
+
+def plain(value: Any) -> Any:
+    """``value`` (validated data) as str, int, float, bool, None, lists and dicts only."""
+    if value is None or isinstance(value, str | int | float):
+        return value
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, list | tuple):
+        return [plain(item) for item in value]
+    if isinstance(value, dict):
+        return {plain(key): plain(item) for key, item in value.items()}
+    raise TypeError(f"{type(value).__name__} is not plain data for a template")
 
 
 def indentation(line: str) -> str:
@@ -212,17 +253,37 @@ def indentation(line: str) -> str:
     return line[: len(line) - len(line.lstrip())]
 
 
-def _comment_lines(rendered: str, indent: str) -> str:
+# What a YAML file may hold (the YAML printable set, which libyaml, PyYAML and ruamel enforce):
+# anything else a template renders (a control character, a lone surrogate) is an error.
+UNWRITABLE = re.compile(r"[^\t\n\x20-\x7e\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _lines(rendered: str) -> list[str]:
+    """The rendered text as the lines it is written as, each of which reads back as itself:
+    every line break guards reads (CR, NEL, U+2028, U+2029: ``edit.unify_breaks``) is a line
+    break here too; a character a YAML file cannot hold, or a line that reads as a region
+    marker, is an error (numbered as the region's lines)."""
+    text = unify_breaks(rendered).strip("\n")
+    bad = UNWRITABLE.search(text)
+    if bad:
+        number = text.count("\n", 0, bad.start()) + 1
+        raise GuardsError(
+            f"rendered line {number} holds U+{ord(bad.group()):04X}, a character a YAML file "
+            "cannot hold"
+        )
+    lines = text.split("\n") if text.strip() else []
+    for number, line in enumerate(lines, 1):
+        if REGION_OPEN.match(line) or REGION_CLOSE.match(line):
+            raise GuardsError(
+                f"rendered line {number} reads as a region marker ({line.strip()}), which would "
+                "end or nest the region"
+            )
+    return lines
+
+
+def _comment_lines(lines: list[str], indent: str) -> str:
     """Each rendered line as a comment at ``indent`` (``#`` alone for a blank line)."""
-    lines = rendered.strip("\n").split("\n") if rendered.strip() else []
     return "".join(f"{indent}#{' ' + line.rstrip() if line.strip() else ''}\n" for line in lines)
-
-
-def _shown(path: Path, root: Path | None) -> str:
-    try:
-        return path.resolve().relative_to(root.resolve()).as_posix() if root else str(path)
-    except ValueError:
-        return str(path)
 
 
 def regenerate(

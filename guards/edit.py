@@ -1,12 +1,14 @@
-"""Editing files in place: the one home for every command that writes (``claims retract``, and
-the header regeneration and ``fix`` to come).
+"""Editing files in place: the one home for every command that writes (``claims`` edits,
+``regen``, ``fix``, ``baseline``).
 
 A file is read into a :class:`Source`: the text every parser sees (``\\n`` line breaks, no BOM)
 and what is needed to write it back as it was. Edits are spans of that text with new text
 (:class:`Edit`), applied from the end backwards so earlier offsets stay valid (pre-commit's
 ``migrate_config``). Writing keeps each untouched line's own ending (CRLF or LF; new lines take
 the file's dominant one), the BOM and the file mode, goes through a temp file and
-``os.replace``, and happens only when the text changed (cog's ``process_string``).
+``os.replace``, and happens only when the text changed (cog's ``process_string``). A command
+holds :func:`locked` from reading to writing, and :func:`write` refuses a file that is no
+longer the one read (bytes, inode, mtime, size), so no update is lost to another writer.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import os
 import stat
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,6 +62,8 @@ class Source:
     raw: str  # the file as decoded, BOM removed, line endings as written
     text: str  # ``raw`` with every line break as LF (``unify_breaks``): what parsers read
     bom: bool
+    data: bytes = b""  # the bytes read, and the file's (st_ino, st_mtime_ns, st_size) then:
+    stamp: tuple[int, int, int] | None = None  # write() refuses a file that no longer has them
 
     @property
     def newline(self) -> str:
@@ -95,7 +99,7 @@ def read(path: Path, shown: str, limit: int = MAX_BYTES) -> Source:
     files are read (a FIFO would block, ``/dev/zero`` never ends), and at most ``limit``
     bytes."""
     try:
-        data = _read_regular(check_path(path, shown), shown, limit)
+        data, stamp = _read_regular(check_path(path, shown), shown, limit)
     except GuardsError:
         cache.record_failure()  # a result that depends on more than file contents
         raise
@@ -110,10 +114,10 @@ def read(path: Path, shown: str, limit: int = MAX_BYTES) -> Source:
         ) from None
     bom = decoded.startswith(BOM)
     raw = decoded[1:] if bom else decoded
-    return Source(path, shown, raw, unify_breaks(raw), bom)
+    return Source(path, shown, raw, unify_breaks(raw), bom, data, stamp)
 
 
-def _read_regular(path: Path, shown: str, limit: int) -> bytes:
+def _read_regular(path: Path, shown: str, limit: int) -> tuple[bytes, tuple[int, int, int]]:
     try:
         info = path.stat()
         if stat.S_ISDIR(info.st_mode):
@@ -124,13 +128,18 @@ def _read_regular(path: Path, shown: str, limit: int) -> bytes:
             raise GuardsError(f"is larger than {_megabytes(limit)} (setting max-file-mb)", shown)
         with path.open("rb") as handle:
             data = handle.read(limit + 1)
+            stamp = _stamp(os.fstat(handle.fileno()))
     except FileNotFoundError:
         raise GuardsError("no such file", shown) from None
     except OSError as exc:
         raise GuardsError(f"cannot read: {exc.strerror or exc}", shown) from None
     if len(data) > limit:  # it grew while being read
         raise GuardsError(f"is larger than {_megabytes(limit)} (setting max-file-mb)", shown)
-    return data
+    return data, stamp
+
+
+def _stamp(info: os.stat_result) -> tuple[int, int, int]:
+    return (info.st_ino, info.st_mtime_ns, info.st_size)
 
 
 def _megabytes(limit: int) -> str:
@@ -141,7 +150,7 @@ LOCK_WAIT = 10.0  # seconds a write command waits for another one editing the sa
 
 
 @contextmanager
-def locked(path: Path, shown: str, wait: float = LOCK_WAIT) -> Iterator[None]:
+def locked(path: Path, shown: str, wait: float | None = None) -> Iterator[None]:
     """Hold the write lock for ``path`` over a read-verify-write span, so two guards commands
     editing one file never both read the old text (the second would drop the first's change).
 
@@ -149,17 +158,32 @@ def locked(path: Path, shown: str, wait: float = LOCK_WAIT) -> Iterator[None]:
     the file: ``os.replace`` gives the file a new inode, and no lock file is left behind). A
     command that cannot have it within ``wait`` seconds stops with an error, nothing written;
     a file system without locks (some network mounts) is written unlocked, the check before the
-    rename still refusing a file changed since it was read."""
-    folder = os.path.dirname(os.path.realpath(path)) or "."
+    rename still refusing a file changed since it was read. ``wait`` defaults to
+    ``GUARDS_LOCK_WAIT`` seconds when that is set (tests hold a lock past a short wait), else
+    ``LOCK_WAIT``."""
+    folder = os.path.dirname(os.path.realpath(check_path(path, shown))) or "."
     try:
         handle = os.open(folder, os.O_RDONLY)
     except OSError as exc:
         raise GuardsError(f"cannot write: {exc.strerror or exc}; nothing written", shown) from None
     try:
-        _take_lock(handle, shown, wait)
+        _take_lock(handle, shown, _lock_wait() if wait is None else wait)
         yield
     finally:
         os.close(handle)  # releases the lock
+
+
+def _lock_wait() -> float:
+    setting = os.environ.get("GUARDS_LOCK_WAIT")
+    if setting is None:
+        return LOCK_WAIT
+    try:
+        wait = float(setting)
+    except ValueError:
+        wait = -1.0
+    if not 0 <= wait < 1e6:
+        raise GuardsError(f"GUARDS_LOCK_WAIT={setting!r} is not a number of seconds")
+    return wait
 
 
 def _take_lock(handle: int, shown: str, wait: float) -> None:
@@ -188,29 +212,44 @@ def write(source: Source, new_raw: str) -> bool:
     """Write ``new_raw`` (a rendering of ``source``) when it differs; True when written.
 
     Atomic (temp file in the same folder, then ``os.replace``); keeps the file mode; writes
-    through a symlink to its target; refuses a read-only file."""
+    through a symlink to its target; refuses a read-only file. Right before the rename, with
+    the new text already in the temp file, the file must still hold the bytes ``source`` was
+    read from, with the same inode, mtime and size: a change another program made since (one
+    that does not take the lock) is refused, never overwritten."""
     if new_raw == source.raw:
         return False
     target = Path(os.path.realpath(source.path))
     try:
-        current = target.read_bytes()
         mode = stat.S_IMODE(target.stat().st_mode)
     except OSError as exc:
         raise GuardsError(
             f"cannot write: {exc.strerror or exc}; nothing written", source.shown
         ) from None
-    if current.decode("utf-8", "replace").removeprefix(BOM) != source.raw:
-        raise GuardsError("changed since it was read; nothing written", source.shown)
+    _unchanged(source, target)
     if not mode & 0o222:
         raise GuardsError("file is read-only; nothing written", source.shown)
     data = ((BOM if source.bom else "") + new_raw).encode("utf-8")
     try:
-        _replace(target, data, mode)
+        _replace(target, data, mode, lambda: _unchanged(source, target))
     except OSError as exc:
         raise GuardsError(
             f"cannot write: {exc.strerror or exc}; nothing written", source.shown
         ) from None
     return True
+
+
+def _unchanged(source: Source, target: Path) -> None:
+    """GuardsError unless ``target`` is still the file ``source`` was read from, as it was."""
+    try:
+        with target.open("rb") as handle:
+            stamp = _stamp(os.fstat(handle.fileno()))
+            same = stamp == source.stamp and handle.read(len(source.data) + 1) == source.data
+    except OSError as exc:
+        raise GuardsError(
+            f"cannot write: {exc.strerror or exc}; nothing written", source.shown
+        ) from None
+    if not same:
+        raise GuardsError("changed since it was read; nothing written", source.shown)
 
 
 def write_file(path: Path, text: str, shown: str) -> None:
@@ -232,12 +271,16 @@ def write_file(path: Path, text: str, shown: str) -> None:
         raise GuardsError(f"cannot write: {exc.strerror or exc}; nothing written", shown) from None
 
 
-def _replace(target: Path, data: bytes, mode: int) -> None:
+def _replace(target: Path, data: bytes, mode: int, check: Callable[[], None] | None = None) -> None:
+    """``data`` into a temp file beside ``target``, renamed over it; ``check`` runs just
+    before the rename and may refuse it (the temp file is removed)."""
     handle, temp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(data)
         os.chmod(temp, mode)
+        if check is not None:
+            check()
         os.replace(temp, target)
     except BaseException:
         if os.path.exists(temp):

@@ -10,14 +10,22 @@ and line endings.
 
 from __future__ import annotations
 
-import json
+import datetime as dt
 from typing import Any
 
 from . import registry, yamlsrc
 from .edit import Edit, apply, line_starts
 from .errors import GuardsError
 from .evidence import Figures, counted
-from .retract import _claim_node, _end_line, _insert_line, _last_line, _verify
+from .retract import (
+    _append_flow,
+    _claim_node,
+    _end_line,
+    _insert_line,
+    _last_line,
+    _verify,
+    reparsed,
+)
 from .yamlsrc import MappingNode, Node, SequenceNode
 
 
@@ -61,11 +69,16 @@ def summary(found: Figures) -> str:
 
 def evidence_edits(text: str, shown: str, claim_id: str, new: dict[str, Any]) -> list[Edit]:
     """The edit that appends ``new`` to the claim's evidence, verified: applied, it changes
-    that claim's evidence by exactly that entry and nothing else. GuardsError for bad input."""
+    that claim's evidence by exactly that entry and nothing else. No edit when the claim
+    already holds that very entry (the same scrapes, engine, date and note are no new
+    evidence). GuardsError for bad input."""
     before = registry.parse(text, shown)
     claim = before.get(claim_id)
     if claim is None:
         raise GuardsError(f"no claim with id {claim_id!r}", shown)
+    recorded = registry.Evidence.model_validate(new)
+    if recorded in claim.evidence:
+        return []
     item = _claim_node(yamlsrc.compose(text, shown), claim_id)
     if item.flow_style:
         raise GuardsError(
@@ -74,14 +87,8 @@ def evidence_edits(text: str, shown: str, claim_id: str, new: dict[str, Any]) ->
             claim.line,
         )
     edits = [_append(text, item, new)]
-    try:
-        after = registry.parse(apply(text, edits), shown)
-    except GuardsError as exc:
-        raise GuardsError(
-            f"refusing to write: the entry would not parse ({exc.message}); nothing written",
-            shown,
-        ) from None
-    expected = [*claim.evidence, registry.Evidence.model_validate(new)]
+    after = reparsed(apply(text, edits), shown, claim.line)
+    expected = [*claim.evidence, recorded]
     _verify(before, after, claim_id, {"evidence": expected}, shown, "its evidence")
     return edits
 
@@ -98,9 +105,7 @@ def _append(text: str, item: MappingNode, new: dict[str, Any]) -> Edit:
     node = item.value[keys.index("evidence")][1]
     assert isinstance(node, SequenceNode)  # the registry validated it as a list
     if node.flow_style:
-        close = text.rindex("]", 0, node.end_mark.index)
-        trailing = node.value and "," in text[node.value[-1].end_mark.index : close]
-        return Edit(close, close, (", " if node.value and not trailing else "") + _flow(new))
+        return _append_flow(text, node, _flow(new))
     first, last = node.value[0], node.value[-1]
     dash = lines[first.start_mark.line].rfind("-", 0, first.start_mark.column)
     if isinstance(first, MappingNode) and first.flow_style:
@@ -131,21 +136,27 @@ def _block(new: dict[str, Any], dash: int, column: int) -> str:
             nested = "".join(f"\n{' ' * (column + 2)}{k}: {_number(v)}" for k, v in value.items())
             rows.append(f"{name}:{nested}")
         else:
-            rows.append(f"{name}:{yamlsrc.after_key(yamlsrc.value_text(str(value), column))}")
+            scalar = dt.date.fromisoformat(value) if name == "date" else str(value)
+            rows.append(f"{name}:{yamlsrc.after_key(yamlsrc.value_text(scalar, column))}")
     head = " " * dash + "-" + " " * (column - dash - 1)
     return head + ("\n" + " " * column).join(rows) + "\n"
 
 
 def _flow(new: dict[str, Any]) -> str:
-    """A flow mapping on one line: strings double-quoted (JSON is valid YAML there)."""
+    """A flow mapping on one line: the date plain, every other string double-quoted."""
 
     def scalar(name: str, value: Any) -> str:
         if isinstance(value, dict):
             return "{" + ", ".join(f"{k}: {_number(v)}" for k, v in value.items()) + "}"
-        return str(value) if name == "date" else json.dumps(str(value), ensure_ascii=False)
+        return str(value) if name == "date" else yamlsrc.quoted(str(value))
 
     return "{" + ", ".join(f"{k}: {scalar(k, v)}" for k, v in new.items()) + "}"
 
 
 def _number(value: float) -> str:
-    return str(value) if isinstance(value, int) else repr(float(value))
+    """A figure as YAML every reader takes for that number: YAML 1.1 (PyYAML) reads a float
+    only with a dot, so ``1e+16`` is written ``1.0e+16``."""
+    if isinstance(value, int):
+        return str(value)
+    text = repr(float(value))
+    return text.replace("e", ".0e") if "e" in text and "." not in text else text

@@ -24,6 +24,7 @@ from .findings import Run, Waiver
 DEFAULT = ".guards-baseline.json"
 VERSION = 1
 FIELDS = {"fingerprint": str, "rule": str, "path": str, "line": int, "message": str}
+MAX_LINE = 10**9  # an entry's line is a line number, not a 4,000-digit integer
 
 
 @dataclass(frozen=True)
@@ -63,14 +64,7 @@ def load(path: Path, shown: str) -> list[BaselineEntry]:
     if not check_path(path, shown).exists():
         raise GuardsError("baseline file not found; write one with `guards baseline`", shown)
     text = read(path, shown).text
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise GuardsError(
-            f"not a baseline: invalid JSON: {exc.msg}", shown, exc.lineno, exc.colno
-        ) from None
-    except RecursionError:
-        raise GuardsError("not a baseline: JSON nested too deeply", shown, 1) from None
+    document = _document(text, shown)
     if not isinstance(document, dict) or not isinstance(document.get("entries"), list):
         raise GuardsError('not a baseline: expected an object with an "entries" list', shown, 1)
     if document.get("version") != VERSION:
@@ -80,8 +74,21 @@ def load(path: Path, shown: str) -> list[BaselineEntry]:
             shown,
             _line_of_key(text, "version"),
         )
-    starts = list(_entry_starts(text))
-    return [_entry(raw, shown, _line(text, starts, i)) for i, raw in enumerate(document["entries"])]
+    lines = _lines(text, _entry_starts(text))
+    return [
+        _entry(raw, shown, lines[i] if i < len(lines) else 1)
+        for i, raw in enumerate(document["entries"])
+    ]
+
+
+def _document(text: str, shown: str) -> Any:
+    """The JSON, read as every estate JSON file is (:mod:`guards.jsonsrc`)."""
+    from .jsonsrc import parse
+
+    try:
+        return parse(text, shown)
+    except GuardsError as exc:
+        raise GuardsError(f"not a baseline: {exc.message}", shown, exc.line, exc.column) from None
 
 
 def _entry(raw: Any, shown: str, line: int) -> BaselineEntry:
@@ -91,6 +98,8 @@ def _entry(raw: Any, shown: str, line: int) -> BaselineEntry:
         value = raw.get(key)
         if type(value) is not kind or (kind is str and not value):
             raise GuardsError(f"baseline entry has no valid `{key}`", shown, line)
+    if not 0 < raw["line"] < MAX_LINE:
+        raise GuardsError("baseline entry has no valid `line` (a line number)", shown, line)
     return BaselineEntry(**{key: raw[key] for key in FIELDS})
 
 
@@ -107,12 +116,18 @@ def _entry_starts(text: str) -> Iterator[int]:
         yield at
         try:
             at = decoder.raw_decode(text, at)[1]
-        except (json.JSONDecodeError, RecursionError):
+        except (ValueError, RecursionError):
             return
 
 
-def _line(text: str, starts: list[int], index: int) -> int:
-    return text.count("\n", 0, starts[index]) + 1 if index < len(starts) else 1
+def _lines(text: str, starts: Iterator[int]) -> list[int]:
+    """The line of each entry, counted in one pass (not from the top again for each)."""
+    lines, line, previous = [], 1, 0
+    for start in starts:
+        line += text.count("\n", previous, start)
+        lines.append(line)
+        previous = start
+    return lines
 
 
 def _line_of_key(text: str, key: str) -> int:

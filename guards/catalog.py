@@ -77,10 +77,7 @@ KINDS = {"number": "a number", "kv": "a KV cache type", "text": "a string"}
 def read_catalog(text: str, source: str, layout: Layout) -> list[Entry]:
     """The entries of one catalog; a malformed catalog raises GuardsError at its line."""
     keys = tuple(layout.entries.split(".")) if layout.entries else ()
-    try:
-        spot = _document(text, source, len(keys) + 2)
-    except RecursionError:
-        raise GuardsError("catalog nested too deeply to read", source) from None
+    spot = _document(text, source, len(keys) + 2)
     for key in keys:
         inner = spot.value.get(key) if isinstance(spot.value, dict) else None
         if inner is None:
@@ -137,15 +134,14 @@ def _valid(kind: str, value: Any) -> bool:
 
 
 def _document(text: str, source: str, depth: int) -> Spot:
-    """The catalog as spots, ``depth`` levels of containers deep, by the file's suffix."""
+    """The catalog as spots, ``depth`` levels of containers deep, by the file's suffix. Each
+    format's one reader refuses what cannot be read (nesting past ``nesting.MAX_DEPTH``, an
+    integer past Python's digit limit) at its line, so the scans below never recurse far."""
     suffix = source.lower().rsplit(".", 1)[-1]
     if suffix == "json":
-        try:
-            json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise GuardsError(f"invalid JSON: {exc.msg}", source, exc.lineno, exc.colno) from None
-        except ValueError as exc:  # an integer past Python's digit limit
-            raise GuardsError(f"invalid JSON: {exc}", source) from None
+        from .jsonsrc import parse
+
+        parse(text, source)
         return _JsonScan(text).spot(depth)
     if suffix == "toml":
         from .config import parse_toml

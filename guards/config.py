@@ -155,15 +155,24 @@ def _read_text(path: Path, shown: str) -> str:
 
 
 def parse_toml(text: str, shown: str) -> dict[str, Any]:
-    """A TOML document; errors name the file and line (one reader for every TOML input)."""
+    """A TOML document; errors name the file and line (one reader for every TOML input).
+    Nesting past ``nesting.MAX_DEPTH`` (arrays, inline tables, dotted keys, table headers) is
+    refused where it passes the limit: tomllib and the code reading its data recurse."""
+    from .nesting import MAX_DEPTH, TOO_DEEP, deeper_than, toml_line
+
     try:
-        return tomllib.loads(text)
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise _toml_error(exc, text, shown) from None
     except ValueError:  # an integer past Python's digit limit
         huge = re.search(r"[0-9_]{4000,}", text)
-        line = text.count("\n", 0, huge.start()) + 1 if huge else None
+        line = text.count("\n", 0, huge.start()) + 1 if huge else 1
         raise GuardsError("invalid TOML: an integer too long to read", shown, line) from None
+    except RecursionError:  # nested past the parser's own limit
+        data = None  # refused below, at the line where it passes ours
+    if data is None or deeper_than(data, MAX_DEPTH):
+        raise GuardsError(f"invalid TOML: {TOO_DEEP}", shown, toml_line(text, MAX_DEPTH))
+    return data
 
 
 def _toml_error(exc: tomllib.TOMLDecodeError, text: str, shown: str) -> GuardsError:

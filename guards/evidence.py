@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from .errors import GuardsError
+from .errors import GuardsError, printable
+from .numbers import LIMIT, to_count
 
 if TYPE_CHECKING:
     from .compose import Compose, Service
@@ -52,7 +53,11 @@ TYPES = {
     **dict.fromkeys((*KV_USAGE, RUNNING, WAITING, CACHE_INFO), "gauge"),
 }
 FULL = 0.95  # KV cache usage at which the pool counts as full
-PARSE_ERRORS = (ValueError, IndexError, KeyError, TypeError)
+MAX_SHOWN = 2_000  # characters of a printed line (a model name may be 10,000)
+PARSE_ERRORS = (ValueError, IndexError, KeyError, TypeError, OverflowError)
+# Characters of a scrape line. vLLM's longest (cache_config_info, lora_requests_info) are a few
+# hundred; past this, the parser's quadratic scans of one line cost more than a whole page.
+MAX_LINE = 10_000
 
 
 @dataclass(frozen=True)
@@ -60,6 +65,7 @@ class Sample:
     name: str
     labels: tuple[tuple[str, str], ...]
     value: float
+    line: int | None = None  # its line in the scrape
 
     @property
     def model(self) -> str:
@@ -68,34 +74,29 @@ class Sample:
 
 @dataclass
 class Scrape:
+    """One scrape's samples, indexed once by metric name and model, so reading a figure for
+    each of thousands of models (or checking thousands of series) stays linear."""
+
     shown: str
     lines: list[str]
     samples: list[Sample]
     types: dict[str, str]  # sample name -> the type its family declares
+    by_model: dict[tuple[str, str], list[Sample]] = field(init=False, repr=False)
+    models: list[str] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.by_model = {}
+        for sample in self.samples:
+            self.by_model.setdefault((sample.name, sample.model), []).append(sample)
+        served = {model for name, model in self.by_model if name.startswith("vllm:")}
+        self.models = sorted(served - {""}) or [""]
 
     def values(self, name: str, model: str) -> list[Sample]:
-        return [s for s in self.samples if s.name == name and s.model == model]
+        return self.by_model.get((name, model), [])
 
     def total(self, name: str, model: str) -> float | None:
         found = self.values(name, model)
         return sum(s.value for s in found) if found else None
-
-    @property
-    def models(self) -> list[str]:
-        return sorted({s.model for s in self.samples if s.name.startswith("vllm:")} - {""}) or [""]
-
-    def line_of(self, name: str, labels: tuple[tuple[str, str], ...] | None = None) -> int | None:
-        """The line of a sample (or, without labels, of the first sample of that name)."""
-        for number, line in enumerate(self.lines, 1):
-            text = line.strip()
-            if not text.startswith(name) or text[len(name) : len(name) + 1] not in ("{", " "):
-                continue
-            if labels is None:
-                return number
-            parsed = _samples(line + "\n")[0]
-            if parsed and parsed[0].labels == labels:
-                return number
-        return None
 
 
 def read(path: Path, shown: str) -> Scrape:
@@ -107,6 +108,22 @@ def read(path: Path, shown: str) -> Scrape:
 
 def parse(text: str, shown: str) -> Scrape:
     lines = text.split("\n")
+    _check_text(text, lines, shown)
+    try:
+        samples, types = _samples(text, lines)
+    except PARSE_ERRORS as exc:
+        line, reason = _bad_line(lines, exc)
+        raise GuardsError(f"not Prometheus text: {reason}", shown, line) from None
+    scrape = Scrape(shown, lines, samples, types)
+    if not any(s.name.startswith("vllm:") for s in samples):
+        raise GuardsError("no vllm: metric in it: not a vLLM server's /metrics", shown)
+    _check(scrape)
+    return scrape
+
+
+def _check_text(text: str, lines: list[str], shown: str) -> None:
+    """What is plainly not a scrape, before the parser reads it. A line longer than
+    ``MAX_LINE`` is refused: the parser's time grows with the square of a line's length."""
     if not text.strip():
         raise GuardsError("empty: no metrics in it (a scrape is what /metrics answers)", shown)
     first = next(i for i, line in enumerate(lines) if line.strip())
@@ -125,27 +142,40 @@ def parse(text: str, shown: str) -> Scrape:
         raise GuardsError(
             "the last line has no line break: the scrape looks truncated", shown, len(lines)
         )
-    try:
-        samples, types = _samples(text)
-    except PARSE_ERRORS as exc:
-        line, reason = _bad_line(lines, exc)
-        raise GuardsError(f"not Prometheus text: {reason}", shown, line) from None
-    scrape = Scrape(shown, lines, samples, types)
-    if not any(s.name.startswith("vllm:") for s in samples):
-        raise GuardsError("no vllm: metric in it: not a vLLM server's /metrics", shown)
-    _check(scrape)
-    return scrape
+    long = next((n for n, line in enumerate(lines, 1) if len(line) > MAX_LINE), None)
+    if long is not None:
+        raise GuardsError(
+            f"a line of {len(lines[long - 1]):,} characters: longer than a /metrics line "
+            f"({MAX_LINE:,} at most)",
+            shown,
+            long,
+        )
 
 
-def _samples(text: str) -> tuple[list[Sample], dict[str, str]]:
-    """Every sample, and the type each sample name's family declares."""
-    samples: list[Sample] = []
+def _samples(text: str, lines: list[str]) -> tuple[list[Sample], dict[str, str]]:
+    """Every sample with its line, and the type each sample name's family declares. The
+    parser gives one sample per line that is neither blank nor a comment, in order."""
+    found: list[tuple[str, dict[str, str], float | int]] = []
     types: dict[str, str] = {}
     for family in text_string_to_metric_families(text):
         for s in family.samples:
-            samples.append(Sample(s.name, tuple(sorted(s.labels.items())), float(s.value)))
+            found.append((s.name, s.labels, s.value))
             types.setdefault(s.name, family.type)
+    numbers = [n for n, line in enumerate(lines, 1) if line.strip()[:1] not in ("", "#")]
+    at: list[int | None] = list(numbers) if len(numbers) == len(found) else [None] * len(found)
+    samples = [
+        Sample(name, tuple(sorted(labels.items())), _float(value), line)
+        for (name, labels, value), line in zip(found, at, strict=True)
+    ]
     return samples, types
+
+
+def _float(value: float | int) -> float:
+    """The parser reads ``1`` as an int, of any length: one past a float's range is infinite."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
 
 
 def _bad_line(lines: list[str], exc: Exception) -> tuple[int | None, str]:
@@ -163,6 +193,8 @@ def _bad_line(lines: list[str], exc: Exception) -> tuple[int | None, str]:
 def _reason(exc: Exception, line: str) -> str:
     text = str(exc)
     head, brace, rest = line.partition("}")
+    if isinstance(exc, OverflowError):  # a timestamp past a float's range
+        return "a number in it is too large to read"
     if "{" in head and not brace:
         return "its labels are malformed (an unclosed `{` or quote)"
     if len((rest if brace else line).split()) > (2 if brace else 3):
@@ -177,8 +209,8 @@ def _reason(exc: Exception, line: str) -> str:
 
 
 def _check(scrape: Scrape) -> None:
-    """The metrics guards reads have vLLM's types, counters are not negative, and every
-    histogram series has both its ``_sum`` and its ``_count``."""
+    """The metrics guards reads have vLLM's types and plausible values, and every histogram
+    series has both its ``_sum`` and its ``_count``."""
     for name, kind in TYPES.items():
         names = [name + "_total", name + "_sum", name + "_count", name + "_bucket", name]
         declared = {scrape.types[n] for n in names if n in scrape.types} - {"unknown", "untyped"}
@@ -189,14 +221,68 @@ def _check(scrape: Scrape) -> None:
                 _type_line(scrape, names),
             )
     for sample in scrape.samples:
-        monotonic = sample.name.endswith(("_total", "_count", "_bucket"))
-        if monotonic and sample.name.startswith("vllm:") and sample.value < 0:
+        problem = _implausible(sample, scrape)
+        if problem:
             raise GuardsError(
-                f"{sample.name} is {sample.value:g}: a counter is never negative",
+                f"{sample.name} is {_written(scrape, sample)}: {problem}",
                 scrape.shown,
-                scrape.line_of(sample.name, sample.labels),
+                sample.line,
             )
+    _check_cache_info(scrape)
     _check_histograms(scrape)
+
+
+def _implausible(sample: Sample, scrape: Scrape) -> str | None:
+    """Why a sample's value cannot be what vLLM reports, or None. Only the metrics guards
+    reads are bounded (a count below ``LIMIT``, a fraction for KV usage); any other vllm:
+    counter may only not be negative. Python's float reads ``١٦`` as 16; Prometheus does not."""
+    monotonic = sample.name.endswith(("_total", "_count", "_bucket"))
+    if monotonic and sample.name.startswith("vllm:") and sample.value < 0:
+        return "a counter is never negative"
+    read = sample.name in TYPES or sample.name.rpartition("_")[0] in TYPES
+    value = sample.value
+    if read and not (math.isfinite(value) and 0 <= value < LIMIT):
+        return "out of range for a server's figure (finite, from 0 to 10^15)"
+    if sample.name in KV_USAGE and value > 1:
+        return "KV cache usage is a fraction (1 means 100%)"
+    line = scrape.lines[sample.line - 1] if sample.line is not None else ""
+    if not line.isascii() and not _value_text(scrape, sample).isascii():
+        return "not a number (Prometheus writes values in ASCII digits)"
+    return None
+
+
+def _value_text(scrape: Scrape, sample: Sample) -> str:
+    """The value as the scrape writes it (after the labels, before any timestamp)."""
+    line = scrape.lines[sample.line - 1] if sample.line is not None else ""
+    words = (line.rpartition("}")[2] if "{" in line else line.strip().partition(" ")[2]).split()
+    return words[0] if words else f"{sample.value:g}"
+
+
+def _written(scrape: Scrape, sample: Sample) -> str:
+    """A value as a message shows it: ``%g`` when finite and ASCII, else as written, cut."""
+    raw = _value_text(scrape, sample)
+    return f"{sample.value:g}" if math.isfinite(sample.value) and raw.isascii() else _cut(raw)
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= 24 else f"{text[:20]}… ({len(text):,} characters)"
+
+
+def _check_cache_info(scrape: Scrape) -> None:
+    """The pool's labels, when given, are whole numbers below ``LIMIT`` (``None`` while the
+    engine has not sized its pool)."""
+    for sample in scrape.samples:
+        if sample.name != CACHE_INFO:
+            continue
+        labels = dict(sample.labels)
+        for key in ("num_gpu_blocks", "block_size"):
+            value = labels.get(key, "None")
+            if value not in ("None", "") and to_count(value, int(LIMIT) - 1) is None:
+                raise GuardsError(
+                    f'{CACHE_INFO} {key}="{_cut(value)}" is not a whole number below 10^15',
+                    scrape.shown,
+                    sample.line,
+                )
 
 
 def _type_line(scrape: Scrape, names: list[str]) -> int | None:
@@ -210,26 +296,24 @@ def _type_line(scrape: Scrape, names: list[str]) -> int | None:
 def _check_histograms(scrape: Scrape) -> None:
     """Every series of a histogram (its labels but ``le``) has a ``_sum`` and a ``_count``."""
     series: dict[str, dict[tuple[tuple[str, str], ...], Sample]] = {}
+    given: dict[tuple[str, tuple[tuple[str, str], ...]], Sample] = {}
     for sample in scrape.samples:
+        given.setdefault((sample.name, sample.labels), sample)
         base, _, end = sample.name.rpartition("_")
         if end in ("bucket", "sum", "count") and scrape.types.get(sample.name) == "histogram":
             labels = tuple((k, v) for k, v in sample.labels if k != "le")
             series.setdefault(base, {}).setdefault(labels, sample)
     for base, found in sorted(series.items()):
         for labels, first in found.items():
-            ends = {
-                s.name[len(base) :]: s
-                for s in scrape.samples
-                if s.name in (base + "_sum", base + "_count") and s.labels == labels
-            }
-            for part in ("_sum", "_count"):
-                if part not in ends:
-                    near = ends.get("_sum") or ends.get("_count") or first  # where it belongs
+            ends = {part: given.get((base + part, labels)) for part in ("_sum", "_count")}
+            for part, end_sample in ends.items():
+                if end_sample is None:
+                    near = ends["_sum"] or ends["_count"] or first  # where it belongs
                     raise GuardsError(
                         f"histogram {base}{_braces(labels)} has no {part}: the scrape is "
                         "incomplete",
                         scrape.shown,
-                        scrape.line_of(near.name, near.labels),
+                        near.line,
                     )
 
 
@@ -355,12 +439,14 @@ def _figures(after: Scrape, before: Scrape | None, model: str) -> Figures:
 
 
 def _pool(scrape: Scrape) -> tuple[int, int] | None:
+    """(blocks, tokens per block) from the cache config; its labels were checked on reading."""
     for sample in scrape.samples:
         if sample.name == CACHE_INFO:
             labels = dict(sample.labels)
-            blocks, size = labels.get("num_gpu_blocks", ""), labels.get("block_size", "")
-            if blocks.isdigit() and size.isdigit():
-                return int(blocks), int(size)
+            blocks = to_count(labels.get("num_gpu_blocks"))
+            size = to_count(labels.get("block_size"))
+            if blocks is not None and size is not None:
+                return blocks, size
     return None
 
 
@@ -370,8 +456,8 @@ def _same_server(before: Scrape, after: Scrape) -> None:
     earlier = {(s.name, s.labels): s.value for s in before.samples if s.name.startswith("vllm:")}
     for sample in after.samples:
         old = earlier.get((sample.name, sample.labels))
-        if old is None:
-            continue
+        if old is None or not (math.isfinite(old) and math.isfinite(sample.value)):
+            continue  # a value the figures do not read (those were bounded) compares to nothing
         created = sample.name.endswith("_created") and sample.value != old
         if created or (_monotonic(after, sample.name) and sample.value < old):
             what = "was created again" if created else f"went down from {old:g} to {sample.value:g}"
@@ -380,7 +466,7 @@ def _same_server(before: Scrape, after: Scrape) -> None:
                 f"{sample.name}{_braces(sample.labels)} {what} since {before.shown}: the server "
                 f"restarted between the scrapes{swapped}; take both from one run",
                 after.shown,
-                after.line_of(sample.name, sample.labels),
+                sample.line,
             )
 
 
@@ -516,8 +602,14 @@ def counted(value: float, noun: str) -> str:
 
 def heading(before: Scrape | None, after: Scrape) -> str:
     if before is None:
-        return f"{after.shown}: one scrape: counters are totals since the server started"
-    return f"{before.shown} -> {after.shown}: what changed between the two scrapes"
+        return f"{_path(after.shown)}: one scrape: counters are totals since the server started"
+    return f"{_path(before.shown)} -> {after.shown}: what changed between the two scrapes"
+
+
+def _path(shown: str) -> str:
+    """A scrape's name at the start of a line: ``./`` before one starting ``::``, which a CI
+    runner would read as a workflow command (GitHub's ignores the blanks before it)."""
+    return f"./{shown}" if shown.lstrip().startswith("::") else shown
 
 
 def describe(found: Figures) -> list[str]:
@@ -580,7 +672,9 @@ def _plain(value: float | None) -> str:
 
 
 def text(before: Scrape | None, after: Scrape, found: list[Figures], side: Beside | None) -> str:
-    """What ``guards evidence read`` prints."""
+    """What ``guards evidence read`` prints. Model names, paths, images and the compose's
+    comments come from files: each line is shown escaped (a newline or a terminal escape in
+    a label cannot start a line of its own) and cut at ``MAX_SHOWN`` characters."""
     out = [heading(before, after)]
     for figures_ in found:
         out.append(f"model {figures_.model or '(no model_name label)'}")
@@ -589,7 +683,7 @@ def text(before: Scrape | None, after: Scrape, found: list[Figures], side: Besid
         image = f", image {side.image}" if side.image else ""
         out.append(f"compose {side.compose}: service {side.service}{image}")
         out += [f"  {line}" for line in side.lines]
-    return "\n".join(out) + "\n"
+    return "".join(printable(line, MAX_SHOWN) + "\n" for line in out)
 
 
 def document(

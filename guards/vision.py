@@ -44,7 +44,7 @@ def _vllm(service: Service) -> tuple[bool, Knob | None] | None:
         return None
     try:
         limits = json.loads(knob.value)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past what the reader can hold
         return None
     if isinstance(limits, dict) and limits and all(v in (0, "0") for v in limits.values()):
         return False, knob

@@ -360,6 +360,23 @@ MALFORMED = [
         id="negative-counter",
     ),
     pytest.param(
+        replace_line(GOOD, PREEMPT, 'vllm:num_preemptions_total{model_name="q"} ' + "9" * 400),
+        f"s.prom:{PREEMPT}: vllm:num_preemptions_total is 99999999999999999999… (400 "
+        "characters): out of range for a server's figure (finite, from 0 to 10^15)",
+        id="counter-past-any-count",
+    ),
+    pytest.param(
+        GOOD.replace('num_gpu_blocks="15768"', 'num_gpu_blocks="1²"'),
+        f's.prom:{len(LINES) - 1}: vllm:cache_config_info num_gpu_blocks="1²" is not a whole '
+        "number below 10^15",
+        id="pool-label-not-a-count",
+    ),
+    pytest.param(
+        replace_line(GOOD, 2, "#" + " " * 10_000),
+        "s.prom:2: a line of 10,001 characters: longer than a /metrics line (10,000 at most)",
+        id="line-longer-than-a-scrape-writes",
+    ),
+    pytest.param(
         without_line(GOOD, DECODE_COUNT),
         f"s.prom:{DECODE_COUNT}: histogram "
         'vllm:request_decode_time_seconds{engine="0",model_name="qwen3.8-27b"} has no _count: '

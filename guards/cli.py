@@ -15,7 +15,7 @@ from typing import Any
 
 import typer
 
-from .errors import GuardsError
+from .errors import GuardsError, printable_lines
 from .paths import inside, writable
 from .report import FORMATS
 
@@ -214,7 +214,7 @@ def write_baseline(
 ) -> None:
     """Record today's findings so `check --baseline FILE` reports only new ones."""
     from . import baseline as accepted
-    from .edit import write_file
+    from .edit import locked, write_file
 
     result, _, _ = _run(paths, root, config, env_file, select, ignore)
     if result.errors:
@@ -223,9 +223,10 @@ def write_baseline(
         target = writable(root, output_file, str(output_file))
     else:  # a file the estate holds: it must not lead out of it
         target = inside(root, root / accepted.DEFAULT, accepted.DEFAULT)
-    write_file(target, accepted.dump(result), str(target))
+    with locked(target, str(target)):
+        write_file(target, accepted.dump(result), str(target))
     count = len(result.findings)
-    typer.echo(f"guards: {count} finding{'s' if count != 1 else ''} recorded in {target}")
+    _echo(f"guards: {count} finding{'s' if count != 1 else ''} recorded in {target}")
 
 
 def _run(paths, root, config, env_file, select, ignore, quiet=False, use_cache=False, workers=0):
@@ -264,8 +265,15 @@ def _run(paths, root, config, env_file, select, ignore, quiet=False, use_cache=F
 
     result = cache.through(store, key, compute)
     for error in () if quiet else result.errors:
-        typer.echo(f"guards: error: {error}", err=True)
+        _echo(f"guards: error: {error}", err=True)
     return result, loaded.get("estate"), len(loaded.get("rules", result.rules))
+
+
+def _echo(text: str, err: bool = False, nl: bool = True) -> None:
+    """Print text that carries what files hold (paths, diffs, passages): every line escaped
+    (guards.errors.printable_lines), so no file can write to the terminal or forge a CI log
+    command."""
+    typer.echo(printable_lines(text), err=err, nl=nl)
 
 
 def _tty() -> bool:
@@ -303,6 +311,8 @@ def regen(
 ) -> None:
     """Rewrite every generated region (# >>> guards:NAME ... # <<< guards:NAME) from its
     template."""
+    from contextlib import nullcontext
+
     from . import edit
 
     settings = _settings(root, config)
@@ -312,24 +322,26 @@ def regen(
     for compose in estate.composes:
         if not compose.regions and not compose.marker_problems:
             continue
+        path = estate.root / compose.path
         try:
-            source = edit.read(estate.root / compose.path, compose.path, settings.max_bytes)
-            new_raw = _regenerated(source, estate, force)
-            if new_raw == source.raw:
-                continue
-            changed += 1
-            if check_only or diff:
-                from .regen import unified_diff
+            with nullcontext() if check_only or diff else edit.locked(path, compose.path):
+                source = edit.read(path, compose.path, settings.max_bytes)
+                new_raw = _regenerated(source, estate, force)
+                if new_raw == source.raw:
+                    continue
+                changed += 1
+                if check_only or diff:
+                    from .regen import unified_diff
 
-                typer.echo(unified_diff(compose.path, source.raw, new_raw), nl=False)
-            else:
-                edit.write(source, new_raw)
-                typer.echo(f"regenerated {compose.path}")
+                    _echo(unified_diff(compose.path, source.raw, new_raw), nl=False)
+                else:
+                    edit.write(source, new_raw)
+                    _echo(f"regenerated {compose.path}")
         except GuardsError as exc:
-            typer.echo(f"guards: error: {exc}", err=True)
+            _echo(f"guards: error: {exc}", err=True)
             failed = True
     verb = "would change" if check_only or diff else "regenerated"
-    typer.echo(f"guards regen: {changed} file{'s' if changed != 1 else ''} {verb}")
+    _echo(f"guards regen: {changed} file{'s' if changed != 1 else ''} {verb}")
     raise typer.Exit(2 if failed else 1 if check_only and changed else 0)
 
 
@@ -352,49 +364,37 @@ def fix(
     or, with --adopt-profile, each hand-written profile block with a profile region."""
     if adopt:
         _adopt_profiles(root, config, paths, diff, force)
-    from . import edit
-    from .fix import fix_stale_copies
+    from .fix import fix_compose, targets
     from .regen import unified_diff
     from .rules import stale_claim
     from .suite import run
 
-    settings = _settings(root, config)
-    estate = _load(settings, paths)
+    estate = _load(_settings(root, config), paths)
     failed = bool(estate.errors)
-    copies: dict[str, list] = {}
-    for finding in run(estate, [stale_claim.RULE]).findings:
-        copies.setdefault(finding.path, []).append(finding)
-    composes = {c.path for c in estate.composes}
     replaced = left = 0
-    for path, found in copies.items():
-        if path not in composes:
+    for target in targets(estate, run(estate, [stale_claim.RULE]).findings):
+        path, found = target.path, target.copies
+        if target.compose is None:
             for copy in found:
-                typer.echo(f"left: {path}:{copy.line}: stale copy of {copy.claim} in a note")
+                _echo(f"left: {path}:{copy.line}: stale copy of {copy.claim} in a note")
             left += len(found)
             continue
         try:
-            source = edit.read(estate.root / path, path, settings.max_bytes)
-            templates = settings.templates_path
-            done = fix_stale_copies(
-                source.text, path, found, estate.registry, templates, estate.root
-            )
-            new_raw = source.render(edit.line_edits(source.text, done.text))
+            done, before, after = fix_compose(estate, target.compose, found, write=not diff)
             if diff:
-                typer.echo(unified_diff(path, source.raw, new_raw), nl=False)
-            else:
-                edit.write(source, new_raw)
+                _echo(unified_diff(path, before, after), nl=False)
         except GuardsError as exc:
-            typer.echo(f"guards: error: {exc}", err=True)
+            _echo(f"guards: error: {exc}", err=True)
             failed = True
             continue
         for copy in done.replaced:
-            typer.echo(f"{path}:{copy.line}: stale copy of {copy.claim} -> guards:claim region")
+            _echo(f"{path}:{copy.line}: stale copy of {copy.claim} -> guards:claim region")
         for copy, why in done.left:
-            typer.echo(f"left: {path}:{copy.line}: stale copy of {copy.claim} ({why})")
+            _echo(f"left: {path}:{copy.line}: stale copy of {copy.claim} ({why})")
         replaced += len(done.replaced)
         left += len(done.left)
     verb = "would replace" if diff else "replaced"
-    typer.echo(
+    _echo(
         f"guards fix: {verb} {replaced} stale cop{'y' if replaced == 1 else 'ies'}, {left} left"
     )
     raise typer.Exit(2 if failed else 1 if left else 0)
@@ -430,14 +430,14 @@ def _adopt_profiles(
             if result.left == NOTHING:
                 continue
             if result.left is not None:
-                typer.echo(f"left: {compose.path}:{result.line}: {result.left}")
+                _echo(f"left: {compose.path}:{result.line}: {result.left}")
                 left += 1
                 continue
             new_raw = source.render(edit.line_edits(source.text, result.text))
             if diff or result.changed or not result.reproduced:
-                typer.echo(unified_diff(compose.path, source.raw, new_raw), nl=False)
+                _echo(unified_diff(compose.path, source.raw, new_raw), nl=False)
             if not result.reproduced and not force:
-                typer.echo(
+                _echo(
                     f"left: {compose.path}:{result.line}: the profile template lays this block "
                     "out differently (diff above); --force adopts it anyway"
                 )
@@ -446,15 +446,15 @@ def _adopt_profiles(
             if not diff:
                 edit.write(source, new_raw)
         except GuardsError as exc:
-            typer.echo(f"guards: error: {exc}", err=True)
+            _echo(f"guards: error: {exc}", err=True)
             failed = True
             continue
         body = " (the body's values replace the header's: diff above)" if result.changed else ""
-        typer.echo(f"{compose.path}:{result.line}: profile block -> guards:profile region{body}")
+        _echo(f"{compose.path}:{result.line}: profile block -> guards:profile region{body}")
         adopted += 1
     verb = "would adopt" if diff else "adopted"
     plural = "s" if adopted != 1 else ""
-    typer.echo(f"guards fix: {verb} {adopted} profile block{plural}, {left} left")
+    _echo(f"guards fix: {verb} {adopted} profile block{plural}, {left} left")
     raise typer.Exit(2 if failed else 1 if left else 0)
 
 
@@ -492,7 +492,7 @@ def claims_list(root: Path = ROOT_OPTION, config: Path | None = CONFIG_OPTION) -
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
-        typer.echo(
+        _echo(
             "  ".join(
                 cell.rjust(w) if i >= 4 else cell.ljust(w)
                 for i, (cell, w) in enumerate(zip(row, widths, strict=False))
@@ -509,16 +509,23 @@ def claims_show(
 ) -> None:
     """One claim and every place that cites, retracts or still asserts it."""
     from .claimscan import places
+    from .errors import MAX_PATH, printable
+
+    def shown(text: str) -> str:
+        """A registry field on its line, whole, escaped: a line break in it cannot start a
+        line of its own (a CI runner reads ``::error::`` there), nor an escape reach the
+        terminal."""
+        return printable(" ".join(text.split()), 10_000)
 
     estate = _estate(root, config)
     claim = _claim(estate, claim_id)
     when = f" {claim.retracted}" if claim.retracted else ""
-    typer.echo(f"{claim.id}: {claim.title}")
-    typer.echo(
+    _echo(f"{claim.id}: {shown(claim.title)}")
+    _echo(
         f"  status       {claim.status}{when}"
         + (f" (asserted {claim.asserted})" if claim.asserted else "")
     )
-    typer.echo(f"  defined at   {estate.registry.path}:{claim.line}")
+    _echo(f"  defined at   {printable(estate.registry.path, MAX_PATH)}:{claim.line}")
     for label, value in (
         ("reason", claim.reason),
         ("replacement", claim.replacement),
@@ -526,11 +533,12 @@ def claims_show(
         ("refs", " ".join(claim.refs) or None),
     ):
         if value:
-            typer.echo(f"  {label:<12} {' '.join(value.split())}")
+            _echo(f"  {label:<12} {shown(value)}")
     found = places(estate, claim)
-    typer.echo(f"places ({len(found)}):")
+    _echo(f"places ({len(found)}):")
     for place in found:
-        typer.echo(f"  {place.path}:{place.line}:{place.column}  {place.how}")
+        where = f"{printable(place.path, MAX_PATH)}:{place.line}:{place.column}"
+        _echo(f"  {where}  {place.how}")
     _exit_for(estate)
 
 
@@ -565,21 +573,22 @@ def claims_retract(
     shown = shown_path(settings, path)
     if not path.is_file():
         raise GuardsError("no claims registry to edit", shown)
-    source = edit.read(path, shown)
-    edits = retract_edits(source.text, shown, claim_id, date, reason, replacement, force)
-    edit.write(source, source.render(edits))
-    typer.echo(f"{shown}: retracted {claim_id} on {date}")
+    with edit.locked(path, shown):
+        source = edit.read(path, shown)
+        edits = retract_edits(source.text, shown, claim_id, date, reason, replacement, force)
+        edit.write(source, source.render(edits))
+    _echo(f"{shown}: retracted {claim_id} on {date}")
     estate = load_estate(settings)
     claim = load(path, shown).get(claim_id)
     assert claim is not None
     remaining = [
         p for p in places(estate, claim) if p.how not in ("retracts", "cites in a retraction")
     ]
-    typer.echo(f"still citing or asserting it: {len(remaining)}")
+    _echo(f"still citing or asserting it: {len(remaining)}")
     for place in remaining:
-        typer.echo(f"  {place.path}:{place.line}:{place.column}  {place.how}")
+        _echo(f"  {place.path}:{place.line}:{place.column}  {place.how}")
     for error in estate.errors:
-        typer.echo(f"guards: error: {error}", err=True)
+        _echo(f"guards: error: {error}", err=True)
 
 
 @claims_app.command("find")
@@ -618,15 +627,15 @@ def claims_find(
         _record(estate, claim, field, _passage_at(found, place, estate.registry.path))
         return
     when = f" {claim.retracted}" if claim.retracted else ""
-    typer.echo(f"{claim.id} ({claim.status}{when}): {len(found)} passages share its words")
+    _echo(f"{claim.id} ({claim.status}{when}): {len(found)} passages share its words")
     for candidate in found[:limit]:
         span = f"-{candidate.end_line}" if candidate.end_line > candidate.line else ""
-        typer.echo(
+        _echo(
             f"{candidate.score:5.2f}  {candidate.status:<10}  "
             f"{candidate.path}:{candidate.line}{span}"
         )
-        typer.echo(f"       {_why(candidate)}")
-        typer.echo(f"       > {_excerpt(candidate.text)}")
+        _echo(f"       {_why(candidate)}")
+        _echo(f"       > {_excerpt(candidate.text)}")
     _exit_for(estate)
 
 
@@ -656,18 +665,19 @@ def _passage_at(found, place: str, registry_path: str) -> str:
 
 
 def _record(estate, claim, field: str, text: str) -> None:
+    """Append the passage to the claim's list, the registry read afresh under the lock."""
     from . import edit
-    from .retract import field_edits
+    from .retract import append_edits
 
     path = estate.config.claims_path
-    source = edit.read(path, estate.registry.path)
-    current = list(getattr(claim, field))
-    if text in current:
-        typer.echo(f"{estate.registry.path}: {claim.id} already lists that passage in {field}")
-        return
-    edits = field_edits(source.text, source.shown, claim.id, {field: [*current, text]})
-    edit.write(source, source.render(edits))
-    typer.echo(f"{estate.registry.path}: added the passage to {claim.id}.{field}")
+    with edit.locked(path, estate.registry.path):
+        source = edit.read(path, estate.registry.path)
+        edits = append_edits(source.text, source.shown, claim.id, field, text)
+        if not edits:
+            _echo(f"{estate.registry.path}: {claim.id} already lists that passage in {field}")
+            return
+        edit.write(source, source.render(edits))
+    _echo(f"{estate.registry.path}: added the passage to {claim.id}.{field}")
 
 
 def _excerpt(text: str, limit: int = 100) -> str:
@@ -702,7 +712,7 @@ def claims_add(
 
     from . import edit
     from .markers import CLAIM_ID
-    from .retract import add_claim_edits, check_date
+    from .retract import add_claim_edits, check_date, tidy
 
     settings = _settings(root, config)
     if not CLAIM_ID.fullmatch(claim_id):
@@ -710,19 +720,21 @@ def claims_add(
     if (text_file is None) == (source is None):
         raise GuardsError("give the wording with exactly one of --text-file or --from")
     text = _read_replacement(text_file) if text_file else _lines_of(settings, source or "")
-    entry: dict[str, str | list[str]] = {
+    entry: dict[str, str | list[str] | dt.date] = {
         "id": claim_id,
-        "title": title,
+        "title": tidy(title),
         "status": "active",
-        "asserted": check_date(date or dt.date.today().isoformat()),
-        "text": text.strip("\n"),
+        "asserted": dt.date.fromisoformat(check_date(date or dt.date.today().isoformat())),
+        "text": tidy(text),
     }
     if match:
         entry["match"] = list(match)
     path = settings.claims_path
-    registry = edit.read(path, _shown(settings, path))
-    edit.write(registry, registry.render(add_claim_edits(registry.text, registry.shown, entry)))
-    typer.echo(f"{registry.shown}: added {claim_id}")
+    with edit.locked(path, _shown(settings, path)):
+        registry = edit.read(path, _shown(settings, path))
+        edits = add_claim_edits(registry.text, registry.shown, entry)
+        edit.write(registry, registry.render(edits))
+    _echo(f"{registry.shown}: added {claim_id}")
 
 
 def _lines_of(settings, place: str) -> str:
@@ -768,7 +780,7 @@ def _load(settings, paths: list[Path] | None):
 
     estate = load_estate(settings, list(paths) if paths else None)
     for error in estate.errors:
-        typer.echo(f"guards: error: {error}", err=True)
+        _echo(f"guards: error: {error}", err=True)
     return estate
 
 
@@ -942,11 +954,16 @@ def claims_evidence_add(
     shown = _shown(settings, path)
     if not path.is_file():
         raise GuardsError("no claims registry to edit", shown)
-    source = edit.read(path, shown)
     scrapes = [s.shown for s in (first, last) if s is not None]
     new = entry(found[0], scrapes, when, engine, note)
-    edit.write(source, source.render(evidence_edits(source.text, shown, claim_id, new)))
-    typer.echo(f"{shown}: added evidence to {claim_id} (on {engine}): {summary(found[0])}")
+    with edit.locked(path, shown):
+        source = edit.read(path, shown)
+        edits = evidence_edits(source.text, shown, claim_id, new)
+        if not edits:
+            _echo(f"{shown}: {claim_id} already records that evidence")
+            return
+        edit.write(source, source.render(edits))
+    _echo(f"{shown}: added evidence to {claim_id} (on {engine}): {summary(found[0])}")
 
 
 @app.command("rules")
@@ -1022,12 +1039,17 @@ def _env(env_file: Path | None) -> dict[str, str]:
 
 def _explain_load(remarks: tuple[str, ...], estate, rule_count: int) -> None:
     for remark in remarks:
-        typer.echo(f"guards: {remark}", err=True)
-    typer.echo(
+        _echo(f"guards: {remark}", err=True)
+    _echo(
         f"guards: {len(estate.composes)} composes, {len(estate.notes)} notes, "
         f"{rule_count} rules (config: {estate.config.source or 'none, discovery'})",
         err=True,
     )
+    from . import cache
+
+    refused = cache.refusal(estate.config.root)  # why runs are not kept, if they are not
+    if refused:
+        _echo(f"guards: {refused}", err=True)
 
 
 def main() -> None:

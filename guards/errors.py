@@ -52,7 +52,29 @@ MAX_PATH = 300
 def printable(text: str, limit: int) -> str:
     """``text`` as one line of at most ``limit`` characters: control characters (a newline or
     a terminal escape in a file name or a quoted value) are shown escaped, a long text is cut
-    with an ellipsis."""
+    with an ellipsis. CI log commands are defused too: GitHub's runner reads ``::name::`` at
+    the start of a line (after blanks) and ``##[name]`` anywhere in it, so a leading ``:`` and
+    the ``[`` of ``##[`` are shown as ``\x3a`` and ``\x5b``."""
     if not text.isprintable():
         text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text[: limit * 2])
+    if "##[" in text:
+        text = text.replace("##[", "##\\x5b")
+    if text.lstrip().startswith("::"):
+        blanks = len(text) - len(text.lstrip())
+        text = text[:blanks] + "\\x3a" + text[blanks + 1 :]
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def printable_lines(text: str) -> str:
+    """Text of several lines that comes from files (a diff, a listing), each line shown as
+    :func:`printable` shows one, whole: tabs and a CRLF's CR stay as they are, nothing else
+    that a terminal or a CI runner would act on reaches them."""
+    return "\n".join(_printable_line(line) for line in text.split("\n"))
+
+
+def _printable_line(line: str) -> str:
+    end = "\r" if line.endswith("\r") else ""
+    body = line[: len(line) - len(end)]
+    if body.isprintable() and "##[" not in body and not body.lstrip().startswith("::"):
+        return line
+    return "\t".join(printable(part, len(part) * 10 + 1) for part in body.split("\t")) + end

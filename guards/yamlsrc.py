@@ -7,7 +7,9 @@ YAML input is composed once with it. Guards read the node tree; nothing is re-du
 
 from __future__ import annotations
 
-import json
+import datetime as dt
+import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,6 +18,7 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from .errors import GuardsError
+from .nesting import MAX_DEPTH, TOO_DEEP
 
 try:  # libyaml ships in PyYAML's wheels; the pure loader is the same grammar, only slower.
     from yaml import CSafeLoader as _Base
@@ -24,6 +27,7 @@ except ImportError:  # pragma: no cover - depends on the PyYAML build
 
 TIMESTAMP = "tag:yaml.org,2002:timestamp"
 MERGE = "tag:yaml.org,2002:merge"
+INT = "tag:yaml.org,2002:int"
 
 
 class Loader(_Base):
@@ -65,7 +69,8 @@ def compose(text: str, shown: str) -> Node | None:
 
     As Compose reads it: a key given twice in one mapping is an error; merge keys
     (``<<: *base``) are resolved, the mapping's own keys overriding the merged ones; aliases
-    that would expand past ``MAX_NODES`` nodes are refused."""
+    that would expand past ``MAX_NODES`` nodes, and collections nested past
+    ``nesting.MAX_DEPTH`` (through aliases too), are refused at their line."""
     try:
         root = yaml.compose(text, Loader=Loader)
         if root is not None:
@@ -95,7 +100,9 @@ MAX_NODES = 1_000_000  # a few KB of nested aliases can stand for billions of no
 
 
 def _resolve(root: Node, shown: str) -> None:
-    nodes, shared = _nodes(root)
+    nodes, shared = _nodes(root, shown)
+    if shared:
+        _check_height(root, shown)
     mappings = [n for n in nodes if isinstance(n, MappingNode)]
     for node in mappings:
         _no_duplicates(node, shown)
@@ -113,19 +120,45 @@ def _resolve(root: Node, shown: str) -> None:
         )
 
 
-def _nodes(root: Node) -> tuple[list[Node], bool]:
+def _nodes(root: Node, shown: str) -> tuple[list[Node], bool]:
     """Every node once, however many aliases refer to it; and whether any is referred to
-    more than once (an alias)."""
-    found, seen, stack, shared = [], set(), [root], False
+    more than once (an alias). A collection nested past ``MAX_DEPTH`` is an error at its
+    line: the constructor and the code reading its data recurse."""
+    found, seen, shared = [], set(), False
+    stack: list[tuple[Node, int]] = [(root, 1)]
     while stack:
-        node = stack.pop()
+        node, depth = stack.pop()
         if id(node) in seen:
             shared = True
             continue
+        if depth > MAX_DEPTH and not isinstance(node, ScalarNode):
+            raise GuardsError(f"YAML error: {TOO_DEEP}", shown, line_of(node), column_of(node))
         seen.add(id(node))
         found.append(node)
-        stack.extend(_children(node))
+        stack.extend((kid, depth + 1) for kid in _children(node))
     return found, shared
+
+
+def _check_height(root: Node, shown: str) -> None:
+    """Aliases can nest a document deeper than it is written (``&b [*a]``, ``&c [*b]``, ...):
+    collection heights summed bottom-up once per node, the first past ``MAX_DEPTH`` an error
+    at its line (a cycle counts once)."""
+    heights: dict[int, int] = {}
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        if isinstance(node, ScalarNode) or (id(node) in heights and not children_done):
+            continue
+        kids = _children(node)
+        if not children_done:
+            heights[id(node)] = 1  # provisional: a cycle back to it counts once
+            stack.append((node, True))
+            stack.extend((kid, False) for kid in kids if id(kid) not in heights)
+            continue
+        heights[id(node)] = 1 + max((heights.get(id(kid), 0) for kid in kids), default=0)
+        if heights[id(node)] > MAX_DEPTH:
+            problem = f"YAML error: aliases make it {TOO_DEEP}"
+            raise GuardsError(problem, shown, line_of(node), column_of(node))
 
 
 def _no_duplicates(node: MappingNode, shown: str) -> None:
@@ -196,9 +229,28 @@ def construct(node: Node, shown: str) -> Any:
             f"YAML error: {exc.problem or exc.context}", shown, mark.line + 1, mark.column + 1
         ) from None
     except (ValueError, TypeError) as exc:
+        huge = _huge_integer(node)
+        if huge is not None:
+            raise GuardsError(
+                f"YAML error: an integer of {len(huge.value):,} characters (at most "
+                f"{sys.get_int_max_str_digits():,} digits can be read)",
+                shown,
+                line_of(huge),
+                column_of(huge),
+            ) from None
         raise GuardsError(f"YAML error: {exc}", shown, line_of(node)) from None
     finally:
         loader.dispose()
+
+
+def _huge_integer(root: Node) -> ScalarNode | None:
+    """The first integer past Python's digit limit: the constructor's ValueError says only
+    how many digits it had, not where."""
+    limit = sys.get_int_max_str_digits()
+    for node in _nodes(root, "")[0]:
+        if isinstance(node, ScalarNode) and node.tag == INT and len(node.value) > limit:
+            return node
+    return None
 
 
 def line_of(node: Node) -> int:
@@ -255,25 +307,93 @@ def path_line(root: Node | None, path: tuple[Any, ...]) -> int | None:
     return found
 
 
-def value_text(value: str | list[str], indent: int) -> str:
-    """YAML for ``value`` after a key at ``indent``: a scalar (multi-line text becomes a ``|-``
-    block, no final newline) or a block list of them."""
+Value = str | list[str] | dt.date  # what the registry edits write after a key
+
+# The characters every YAML reader takes as they are inside a scalar: YAML's printable set
+# without tab, the line breaks libyaml and PyYAML honour besides LF (NEL, U+2028, U+2029) and
+# the BOM, which some readers drop. Anything else is written as an escape.
+_KEPT = "\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff"
+_ESCAPED = re.compile(f'[^{_KEPT}]|["\\\\]')
+_TEXT = re.compile(f"[{_KEPT}]*")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_NAMED = {"\\": "\\\\", '"': '\\"', "\t": "\\t", "\n": "\\n", "\r": "\\r"}
+# Plain words some reader (YAML 1.1 or 1.2, libyaml, PyYAML, ruamel) takes for a bool or null.
+_TYPED_WORDS = {"y", "n", "yes", "no", "on", "off", "true", "false", "null", "~"}
+# A scalar some reader may take for a number or a timestamp: a number-like first character in
+# one word (``1e3``, ``0o17``, ``1_000``, ``1:20``, ``.inf``), or a date at the start.
+_NUMBER_LIKE = re.compile(r"[-+.\d]\S*|\d{4}-\d\d?-\d\d?(?:[Tt\s].*)?", re.DOTALL)
+
+
+def value_text(value: Value, indent: int) -> str:
+    """YAML for ``value`` after a key at ``indent``, that libyaml, pure PyYAML and ruamel (YAML
+    1.1 and 1.2) all load back as exactly ``value``: a date plain, a string plain only where no
+    reader can take it for anything else, multi-line text a ``|-`` block where the block holds
+    it exactly, any other string double-quoted with escapes; a list a block list of those."""
     if isinstance(value, list):
         pad = " " * (indent + 2)
-        return "".join(f"\n{pad}- {value_text(item, indent + 2)}" for item in value)
-    if "\n" in value.strip("\n"):
-        body = value.strip("\n").split("\n")
+        items = "".join(f"\n{pad}- {value_text(item, indent + 2)}" for item in value)
+        return items or "[]"
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if _block_safe(value):
+        body = value.split("\n")
         pad = " " * (indent + 2)
         indicator = "|2-" if body[0][:1] == " " else "|-"
-        return indicator + "\n" + "\n".join(pad + line if line.strip() else "" for line in body)
-    value = value.strip()
-    return value if _plain_safe(value) else json.dumps(value, ensure_ascii=False)
+        return indicator + "\n" + "\n".join(pad + line if line else "" for line in body)
+    return value if _plain_safe(value) else quoted(value)
 
 
-def _plain_safe(value: str) -> bool:
-    if not value or value != value.strip() or value[0] in "!&*>|%@`\"'{[#-?:,]}":
+def flow_text(value: str) -> str:
+    """``value`` as an item of a flow collection (``[...]``, ``{...}``): plain or quoted."""
+    return value if _plain_safe(value, flow=True) else quoted(value)
+
+
+def quoted(value: str) -> str:
+    """``value`` double-quoted on one line: a backslash, a quote and every character outside
+    the kept set escaped, so the text of the file holds no character a reader treats apart."""
+    if _SURROGATE.search(value):
+        raise GuardsError(
+            "a value holds an encoding error (input that is not UTF-8); nothing written"
+        )
+    return '"' + _ESCAPED.sub(_escape, value) + '"'
+
+
+def _escape(found: re.Match[str]) -> str:
+    char = found.group()
+    if char in _NAMED:
+        return _NAMED[char]
+    code = ord(char)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def _block_safe(value: str) -> bool:
+    """A ``|-`` block holds ``value`` exactly: several lines, none with a tab, trailing space or
+    any character that is escaped, no blank line of spaces, no line break before or after."""
+    if "\n" not in value or value[0] == "\n" or value[-1] == "\n":
         return False
-    try:  # the registry's reader keeps dates as strings, so a bare date stays plain
+    return all(_TEXT.fullmatch(line) and line == line.rstrip(" ") for line in value.split("\n"))
+
+
+def _plain_safe(value: str, flow: bool = False) -> bool:
+    """No reader can take ``value``, written plain, for anything but this string: no indicator
+    first, nothing YAML 1.1 or 1.2 may read as a number, date, bool or null, nothing that
+    starts a comment or a mapping."""
+    if (
+        not value
+        or value != value.strip()
+        or value[0] in "!&*>|%@`\"'{[#-?:,]}~"
+        or value.lower() in _TYPED_WORDS
+        or _NUMBER_LIKE.fullmatch(value)
+        or not _TEXT.fullmatch(value)
+        or ": " in value
+        or " #" in value
+        or value.endswith(":")
+        or (flow and any(c in value for c in ",[]{}#:"))
+    ):
+        return False
+    try:
         node = yaml.compose(f"k: {value}", Loader=Loader)
         return node is not None and construct(node, "") == {"k": value}
     except (yaml.YAMLError, GuardsError):

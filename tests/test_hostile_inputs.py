@@ -12,7 +12,7 @@ import pytest
 
 from guards import evidence
 from guards.config import parse_toml
-from guards.errors import GuardsError
+from guards.errors import GuardsError, printable, printable_lines
 from guards.jsonsrc import parse as parse_json
 from guards.nesting import MAX_DEPTH
 from guards.yamlsrc import data as parse_yaml
@@ -587,3 +587,44 @@ def test_claims_show_prints_registry_text_escaped(capsys, tmp_path):
     no_raw_line(result.out)
     listed = run_guards(capsys, "claims", "list", cwd=tmp_path)
     no_raw_line(listed.out)
+
+
+@pytest.mark.parametrize(
+    "text, shown",
+    [
+        ("::error::x.yml", "\\x3a:error::x.yml"),
+        ("  ::warning::x", "  \\x3a:warning::x"),
+        ("a ##[error]b", "a ##\\x5berror]b"),
+        ("x\x1b[31m\ny", "x\\x1b[31m\\ny"),
+        ("fine :: text", "fine :: text"),
+    ],
+)
+def test_printable_defuses_terminal_escapes_and_ci_commands(text, shown):
+    assert printable(text, 100) == shown
+
+
+def test_printable_lines_keeps_tabs_and_crlf_and_escapes_the_rest():
+    text = "a\tb\r\n ::error::x\n##[group]y\nz\x1b[2J"
+    assert printable_lines(text) == "a\tb\r\n \\x3a:error::x\n##\\x5bgroup]y\nz\\x1b[2J"
+
+
+def test_a_diff_and_paths_from_the_estate_are_printed_escaped(capsys, tmp_path):
+    """regen --diff prints compose lines (YAML holds no terminal escape, but a comment can
+    hold a CI command), and a compose whose name starts like one: both reach the output
+    escaped."""
+    write(tmp_path, {"claims.yaml": "claims: []\n"})
+    (tmp_path / "templates").mkdir()
+    (tmp_path / "templates" / "t.j2").write_text("new\n")
+    body = "# >>> guards:t\n#  ::error::old ##[warning]x\n# <<< guards:t\n"
+    (tmp_path / "::error::c.yml").write_text(
+        "# ::error::forged\n" + body + "services:\n  a:\n    image: x\n"
+    )
+    result = run_guards(capsys, "regen", "--diff", cwd=tmp_path)
+    assert result.code == 0, result.err
+    assert "-#  ::error::old ##\\x5bwarning]x" in result.out.splitlines()
+    no_raw_line(result.out)
+    written = run_guards(capsys, "regen", cwd=tmp_path)
+    assert written.out.splitlines()[0] == "regenerated ::error::c.yml"  # not at a line's start
+    checked = run_guards(capsys, "check", cwd=tmp_path)
+    assert checked.out.startswith("\\x3a:error::c.yml:1:1: ")
+    no_raw_line(checked.out)

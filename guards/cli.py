@@ -7,6 +7,7 @@ could not be read or parsed (the rest is still checked); 3 an internal error (se
 # No `from __future__ import annotations` here: typer reads the annotations of every command
 # on every run, and strings would each be evaluated (about 6 ms a run).
 
+import contextlib
 import datetime as dt
 import os
 import sys
@@ -394,9 +395,7 @@ def fix(
         replaced += len(done.replaced)
         left += len(done.left)
     verb = "would replace" if diff else "replaced"
-    _echo(
-        f"guards fix: {verb} {replaced} stale cop{'y' if replaced == 1 else 'ies'}, {left} left"
-    )
+    _echo(f"guards fix: {verb} {replaced} stale cop{'y' if replaced == 1 else 'ies'}, {left} left")
     raise typer.Exit(2 if failed else 1 if left else 0)
 
 
@@ -418,33 +417,39 @@ def _adopt_profiles(
         disagreeing.setdefault(finding.path, set()).add(finding.line)
     adopted = left = 0
     for compose in estate.composes:
+        path = estate.root / compose.path
         try:
-            source = edit.read(estate.root / compose.path, compose.path, settings.max_bytes)
-            result = adopt_profile(
-                parse_compose(source.text, compose.path),
-                estate.registry,
-                settings.templates_path,
-                estate.root,
-                frozenset(disagreeing.get(compose.path, ())),
-            )
-            if result.left == NOTHING:
-                continue
-            if result.left is not None:
-                _echo(f"left: {compose.path}:{result.line}: {result.left}")
-                left += 1
-                continue
-            new_raw = source.render(edit.line_edits(source.text, result.text))
-            if diff or result.changed or not result.reproduced:
-                _echo(unified_diff(compose.path, source.raw, new_raw), nl=False)
-            if not result.reproduced and not force:
-                _echo(
-                    f"left: {compose.path}:{result.line}: the profile template lays this block "
-                    "out differently (diff above); --force adopts it anyway"
+            with edit.locked(path, compose.path) if not diff else contextlib.nullcontext():
+                source = edit.read(path, compose.path, settings.max_bytes)
+                if source.text != compose.text:  # the findings' lines are of what was checked
+                    raise GuardsError(
+                        "changed since it was checked; rerun guards fix", compose.path
+                    )
+                result = adopt_profile(
+                    parse_compose(source.text, compose.path),
+                    estate.registry,
+                    settings.templates_path,
+                    estate.root,
+                    frozenset(disagreeing.get(compose.path, ())),
                 )
-                left += 1
-                continue
-            if not diff:
-                edit.write(source, new_raw)
+                if result.left == NOTHING:
+                    continue
+                if result.left is not None:
+                    _echo(f"left: {compose.path}:{result.line}: {result.left}")
+                    left += 1
+                    continue
+                new_raw = source.render(edit.line_edits(source.text, result.text))
+                if diff or result.changed or not result.reproduced:
+                    _echo(unified_diff(compose.path, source.raw, new_raw), nl=False)
+                if not result.reproduced and not force:
+                    _echo(
+                        f"left: {compose.path}:{result.line}: the profile template lays this "
+                        "block out differently (diff above); --force adopts it anyway"
+                    )
+                    left += 1
+                    continue
+                if not diff:
+                    edit.write(source, new_raw)
         except GuardsError as exc:
             _echo(f"guards: error: {exc}", err=True)
             failed = True

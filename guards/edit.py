@@ -290,15 +290,35 @@ def _replace(target: Path, data: bytes, mode: int, check: Callable[[], None] | N
 
 def line_edits(before: str, after: str) -> list[Edit]:
     """Edits that turn ``before`` into ``after``, whole lines at a time (so a write through
-    :meth:`Source.render` keeps every untouched line's own ending)."""
-    old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
-    starts = [*line_starts(before)[: len(old)], len(before)]
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-    return [
-        Edit(starts[i1], starts[i2], "".join(new[j1:j2]))
-        for tag, i1, i2, j1, j2 in matcher.get_opcodes()
-        if tag != "equal"
-    ]
+    :meth:`Source.render` keeps every untouched line's own ending). The lines both texts
+    open and close with are set aside first: the diff runs on the changed middle only, which
+    keeps a local change linear in the file (a diff of many equal lines is quadratic)."""
+    old, new = before.split("\n"), after.split("\n")
+    starts = [*line_starts(before), len(before) + 1]
+    head = 0
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    middle_old, middle_new = old[head : len(old) - tail], new[head : len(new) - tail]
+    matcher = difflib.SequenceMatcher(None, middle_old, middle_new, autojunk=False)
+    edits = []
+    # Offsets are those of ``before + "\n"`` (every line, the last too, ends with a break);
+    # an edit reaching that last, virtual break is brought back inside ``before``.
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        start, end = starts[head + i1], starts[head + i2]
+        text = "".join(line + "\n" for line in middle_new[j1:j2])
+        if start > len(before):  # lines added after the last one: a break before them
+            start, end, text = len(before), len(before), "\n" + text[:-1]
+        elif end > len(before):
+            end, text = len(before), text[:-1]
+            if not text and j1 == j2:
+                start -= 1  # the lines deleted to the end take the break before them along
+        edits.append(Edit(start, end, text))
+    return edits
 
 
 def line_starts(text: str) -> list[int]:

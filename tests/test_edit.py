@@ -2,11 +2,14 @@
 
 import os
 import stat
+import time
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from guards import edit
-from guards.edit import Edit
+from guards.edit import Edit, apply, line_edits
 from guards.errors import GuardsError
 
 
@@ -72,3 +75,29 @@ def test_not_utf8_names_line_and_column(tmp_path):
     with pytest.raises(GuardsError) as caught:
         source(tmp_path, b"a: 1\nb: \xe9\n")
     assert str(caught.value) == "f.yaml:2:4: not valid UTF-8 (byte 0xe9)"
+
+
+_LINES = st.lists(st.sampled_from(["a", "b", "", "#", "c d", "a"]), max_size=10)
+
+
+@given(_LINES, _LINES, st.booleans(), st.booleans())
+def test_line_edits_turn_one_text_into_the_other(old, new, old_ends, new_ends):
+    before = "\n".join(old) + ("\n" if old_ends and old else "")
+    after = "\n".join(new) + ("\n" if new_ends and new else "")
+    assert apply(before, line_edits(before, after)) == after
+
+
+def test_line_edits_of_a_local_change_take_time_linear_in_the_file():
+    """A file of identical lines (bare `#` comments) with one line changed: the lines both
+    texts share at their ends are set aside, so no quadratic diff runs over them."""
+
+    def seconds(count: int) -> float:
+        before = "#\n" * count + "x: 1\n" + "#\n" * count
+        after = before.replace("x: 1", "x: 2")
+        start = time.perf_counter()
+        assert apply(before, line_edits(before, after)) == after
+        return time.perf_counter() - start
+
+    seconds(1000)
+    small, large = seconds(5_000), seconds(20_000)
+    assert large < max(8 * small, 0.05), (small, large)

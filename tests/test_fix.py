@@ -206,6 +206,34 @@ def test_adopting_a_profile_that_agrees_with_the_body_keeps_every_line(capsys, t
     )
 
 
+@pytest.mark.parametrize("diff", [False, True])
+def test_adopting_a_profile_in_a_file_edited_after_the_check_writes_nothing(
+    capsys, tmp_path, monkeypatch, diff
+):
+    import guards.suite
+
+    root = write(tmp_path, {"claims.yaml": CLAIMS, "composes/a.yml": PROFILED.format(ctx="65536")})
+    path = root / "composes/a.yml"
+    edited = "# a line added by another editor\n" + path.read_text(encoding="utf-8")
+    checked = guards.suite.run
+
+    def edited_after_the_check(estate, rules):
+        found = checked(estate, rules)
+        path.write_text(edited, encoding="utf-8")
+        return found
+
+    monkeypatch.setattr(guards.suite, "run", edited_after_the_check)
+    options = ["--diff"] if diff else []
+    result = run_guards(capsys, "fix", "--adopt-profile", *options, "--root", str(root))
+    verb = "would adopt" if diff else "adopted"
+    assert (result.code, result.out, result.err) == (
+        2,
+        f"guards fix: {verb} 0 profile blocks, 0 left\n",
+        "guards: error: composes/a.yml: changed since it was checked; rerun guards fix\n",
+    )
+    assert path.read_text(encoding="utf-8") == edited
+
+
 def test_adopting_a_profile_that_disagrees_takes_the_body_s_value_and_shows_it(capsys, tmp_path):
     root = write(tmp_path, {"claims.yaml": CLAIMS, "composes/a.yml": PROFILED.format(ctx="65536")})
     drift = run_guards(capsys, "check", "--root", str(root), "--select", "D001")

@@ -1,0 +1,5 @@
+"""``python -m guards``: the command line."""
+
+from guards.cli import main
+
+main()

@@ -18,11 +18,25 @@ breaks. For each class the smallest failing input is shrunk (delta debugging, un
 input files, the command that reproduces it and what happened (with the traceback of an
 internal error). The summary table goes to stdout; the exit status is 1 when any class was
 found. The same ``--seed`` gives the same inputs.
+
+    .venv/bin/python tools/fuzz_campaign.py --writes --examples 5000 [--races N] [--minutes M]
+
+``--writes`` runs the write commands' properties of ``tests/test_write_props.py`` instead
+(``fix``, ``regen``, ``claims add/retract/find --confirm/--dismiss/evidence add``,
+``baseline``: only the intended bytes change, the YAML data as three readers read it is the old
+data with the intended change, nothing written outside the root, a second run changes nothing):
+``--examples`` shared out over the commands, then ``--races`` rounds of each race (two
+subprocesses writing at once; default 5). ``--minutes`` ends each command's share, and the
+races, when its slice of that time is spent. The summary adds the refusals seen (exit 2 with one
+error line and nothing written: the inputs a command declines), most common first; each failure
+class is shrunk and saved as a folder holding ``root/``, ``outside/`` and ``inputs/`` with the
+command to run in ``root/``.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import re
 import shlex
 import shutil
@@ -253,7 +267,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=None, help="where reproducers go")
     parser.add_argument("--jobs", type=int, default=2, help="subprocess runs at a time")
     parser.add_argument("--no-reduce", action="store_true", help="save failures unshrunk")
+    parser.add_argument("--writes", action="store_true", help="the write commands instead")
+    parser.add_argument("--races", type=int, default=5, help="with --writes: rounds of races")
+    parser.add_argument("--minutes", type=float, default=None, help="with --writes: time budget")
     options = parser.parse_args(argv)
+    if options.writes:
+        return writes_main(options)
     cli_runs = (
         options.cli_runs if options.cli_runs is not None else max(300, options.examples // 50)
     )
@@ -294,6 +313,195 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"{'total':<22} {sum(campaign.runs.values()):>9,} {sum(campaign.failing_runs.values()):>8,}"
     )
+    print()
+    if not ordered:
+        print("no failures")
+        return 0
+    print(f"{'#':>2}  {'class':<68} {'count':>6}  first found in")
+    for index, failure in enumerate(ordered, 1):
+        print(f"{index:>2}  {failure.kind[:68]:<68} {failure.count:>6}  {failure.where}")
+    return 1
+
+
+# --- the write commands (--writes) ----------------------------------------------------------
+
+
+def run_writes(
+    campaign: Campaign,
+    kind: str,
+    count: int,
+    seed_value: int,
+    deadline: float,
+    refused: Counter[tuple[str, str]],
+) -> None:
+    """``count`` cases of one kind (``tests/write_strategies.py:CASES``), each run twice and
+    checked; a run that declined its input cleanly is counted in ``refused``."""
+    from tests import test_write_props as writes
+    from tests.write_strategies import CASES
+
+    @_settings(count, seed_value)
+    @given(CASES[kind]())
+    def one(case):
+        if time.monotonic() > deadline:
+            return
+        ran, found = writes.run_case(case)
+        if ran is None:
+            return
+        crash = ran.first.crash or ran.again.crash
+        campaign.record(case.command, found, case, case.size(), crash)
+        if ran.first.code == 2 and not found:
+            error = ran.first.err.strip().splitlines()[0] if ran.first.err.strip() else "?"
+            refused[case.command, props.stem(error.removeprefix(props.ERROR_PREFIX), 7)] += 1
+
+    one()
+
+
+def run_races(campaign: Campaign, rounds: int, deadline: float) -> None:
+    from tests import test_write_props as writes
+
+    for _ in range(rounds):
+        for name, race in writes.RACES.items():
+            if time.monotonic() > deadline:
+                return
+            with tempfile.TemporaryDirectory(prefix="guards-race-") as folder:
+                problems = race(Path(folder))
+            found = [props.Violation(f"race ({name}): {props.stem(p, 6)}", p) for p in problems]
+            campaign.record("race", found, name, 0)
+
+
+def shrink_write(failure: Failure) -> None:
+    """Fewer and shorter files (and inputs) for which the case still breaks the same
+    property."""
+    from tests import test_write_props as writes
+    from tests.write_strategies import WriteCase
+
+    case = failure.example
+    if not isinstance(case, WriteCase) or failure.kind.endswith(SLOW):
+        return
+    # fix and regen cases are kept whole: what they expect names lines of the composes and
+    # claims of the registry, which a smaller file would no longer hold
+    kept = set(case.files) if case.command in ("fix", "regen") else set()
+    texts = {
+        n: d.decode("utf-8", "surrogateescape") for n, d in case.files.items() if n not in kept
+    }
+    scrapes = {n: d for n, d in case.inputs.items() if n.endswith(".prom")}  # fixtures, kept
+    texts.update(
+        {
+            f"inputs/{n}": d.decode("utf-8", "surrogateescape")
+            for n, d in case.inputs.items()
+            if n not in scrapes
+        }
+    )
+
+    def rebuilt(reduced: dict[str, str]) -> WriteCase:
+        encoded = {n: t.encode("utf-8", "surrogateescape") for n, t in reduced.items()}
+        files = {n: d for n, d in encoded.items() if not n.startswith("inputs/")}
+        inputs = {
+            n.removeprefix("inputs/"): d for n, d in encoded.items() if n.startswith("inputs/")
+        }
+        return dataclasses.replace(
+            case, files={**{n: case.files[n] for n in kept}, **files}, inputs={**scrapes, **inputs}
+        )
+
+    def still_fails(reduced: dict[str, str]) -> bool:
+        _, found = writes.run_case(rebuilt(reduced))
+        return any(v.kind == failure.kind for v in found)
+
+    if still_fails(texts):
+        failure.example = rebuilt(reduce_files(texts, still_fails, attempts=200))
+
+
+def save_write(failure: Failure, folder: Path) -> None:
+    from tests import test_write_props as writes
+    from tests.write_strategies import WriteCase
+
+    folder.mkdir(parents=True, exist_ok=True)
+    case = failure.example
+    if not isinstance(case, WriteCase):  # a race, by name
+        test = f"tests/test_write_props.py::test_concurrent_write_commands_never_lose_an_update[{case}]"
+        command = f"cd {shlex.quote(str(ROOT))} && .venv/bin/pytest {shlex.quote(test)}"
+        shown = f"race: {case}"
+    else:
+        ran, _ = writes.run_case(case)  # the arguments as run (find picks its passage)
+        world = folder / "world"
+        shutil.rmtree(world, ignore_errors=True)
+        world.mkdir()
+        writes.lay_down(case, world)
+        guards = ROOT / ".venv" / "bin" / "guards"
+        args = ran.args if ran is not None else case.args
+        (folder / "repro.py").write_text(  # the arguments exactly (some hold control characters)
+            "import subprocess, sys\n"
+            f"args = {list(args)!r}\n"
+            f"run = subprocess.run([{str(guards)!r}, *args], cwd={str(world / 'root')!r})\n"
+            "sys.exit(run.returncode)\n",
+            encoding="utf-8",
+        )
+        command = f"{ROOT / '.venv' / 'bin' / 'python'} {folder / 'repro.py'}"
+        shown = case.shown()
+    report = [
+        f"class:   {failure.kind}",
+        f"found:   {failure.count} time(s), first in: {failure.where}",
+        f"detail:  {failure.detail}",
+        f"command: {command}",
+        "         (the files are as before the run: run it twice to see the second run too)",
+        "",
+        "input:",
+        shown if len(shown) < 20_000 else shown[:20_000] + " …",
+    ]
+    if failure.crash:
+        report += ["", "traceback:", failure.crash]
+    (folder / "README.txt").write_text("\n".join(report) + "\n", encoding="utf-8")
+
+
+def writes_main(options: argparse.Namespace) -> int:
+    import os
+
+    from tests.write_strategies import CASES
+
+    os.environ.setdefault("GUARDS_NO_CACHE", "1")  # as in the tests: every run computed
+    campaign, refused = Campaign(), Counter[tuple[str, str]]()
+    started = time.monotonic()
+    slot = options.minutes * 60 / (len(CASES) + 1) if options.minutes else None
+    for index, kind in enumerate(CASES):
+        count = options.examples // len(CASES) + (index < options.examples % len(CASES))
+        deadline = started + slot * (index + 1) if slot else float("inf")
+        print(f"... {count} {kind} examples", file=sys.stderr, flush=True)
+        run_writes(campaign, kind, count, options.seed, deadline, refused)
+    print(f"... {options.races} rounds of races", file=sys.stderr, flush=True)
+    run_races(campaign, options.races, started + slot * (len(CASES) + 1) if slot else float("inf"))
+    generated = time.monotonic() - started
+
+    out = options.out or Path(tempfile.gettempdir()) / f"guards-write-fuzz-seed{options.seed}"
+    if out.exists():
+        shutil.rmtree(out)
+    ordered = sorted(campaign.failures.values(), key=lambda f: (f.where, f.kind))
+    for index, failure in enumerate(ordered, 1):
+        if not options.no_reduce:
+            print(f"... shrinking {failure.kind}", file=sys.stderr, flush=True)
+            shrink_write(failure)
+        save_write(failure, out / f"{index:02d}-{slug(failure.kind)}")
+    elapsed = time.monotonic() - started
+
+    total = sum(campaign.runs.values())
+    print(
+        f"guards write campaign: seed {options.seed}, {total:,} runs in {generated:.0f} s "
+        f"(+{elapsed - generated:.0f} s shrinking), reproducers in {out}/"
+    )
+    print()
+    print(f"{'command':<12} {'examples':>9} {'refused':>8} {'failing':>8}")
+    for where in sorted(campaign.runs):
+        declined = sum(n for (command, _), n in refused.items() if command == where)
+        print(
+            f"{where:<12} {campaign.runs[where]:>9,} {declined:>8,} {campaign.failing_runs[where]:>8,}"
+        )
+    failing = sum(campaign.failing_runs.values())
+    print(f"{'total':<12} {total:>9,} {sum(refused.values()):>8,} {failing:>8,}")
+    print()
+    print("refused (exit 2, one error line, nothing written), the most common per command:")
+    for where in sorted(campaign.runs):
+        top = sorted(((n, why) for (c, why), n in refused.items() if c == where), reverse=True)
+        for n, why in top[:3]:
+            print(f"  {where:<10} {n:>6,}  {why}")
     print()
     if not ordered:
         print("no failures")

@@ -35,6 +35,7 @@ BOM = "\ufeff"
 MAX_BYTES = 50_000_000  # the largest file read unless the config says otherwise (max-file-mb)
 # Every line break that libyaml or markdown-it honours, besides "\n". Mapped one-for-one to
 # "\n" (so offsets stay put) wherever text is read: one definition of "line" for every parser.
+YAML_11_BREAKS = "\x85\u2028\u2029"  # line breaks to YAML 1.1, text to YAML 1.2
 LINE_BREAKS = str.maketrans({"\r": "\n", "\x85": "\n", "\u2028": "\n", "\u2029": "\n"})
 
 
@@ -83,7 +84,12 @@ class Source:
         out = self.raw
         for edit in reversed(_ordered(edits)):
             new = edit.new.replace("\n", self.newline) if self.newline != "\n" else edit.new
-            out = out[: to_raw(edit.start)] + new + out[to_raw(edit.end) :]
+            start = to_raw(edit.start)
+            if new and start and out[start - 1] in YAML_11_BREAKS:
+                # YAML 1.1 readers (and guards) end a line there, YAML 1.2 readers do not:
+                # what is spliced in after it starts on a line of its own for both
+                new = self.newline + new
+            out = out[:start] + new + out[to_raw(edit.end) :]
         return out
 
 

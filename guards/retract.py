@@ -315,8 +315,10 @@ def _edits(text: str, lines: list[str], item: MappingNode, values: dict[str, Val
         line_end = text.find("\n", end)
         tail = text[end : line_end if line_end >= 0 else len(text)]
         comment = _header_comment(text, node)
-        if "\n" in rendered and tail.strip():  # keep a trailing comment out of the block
-            comment, end = tail.strip(), end + len(tail)
+        if "\n" in rendered:  # a block: what followed the old value on its line goes
+            # with it (blanks would be the block's last line's content; a comment moves up
+            # to the block's indicator line)
+            comment, end = tail.strip() or comment, end + len(tail)
         edits.append(Edit(start, end, _with_comment(rendered, comment)))
     return edits
 

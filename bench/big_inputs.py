@@ -24,10 +24,10 @@ from pathlib import Path
 import yaml
 from markdown_it import MarkdownIt
 
-from guards.config import Config
-from guards.estate import load_estate
 from guards.rules import all_rules
-from guards.suite import run
+from guards.run.estate import load_estate
+from guards.run.suite import run
+from guards.sources.config import Config
 
 WORDS = [
     "the",

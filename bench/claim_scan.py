@@ -26,11 +26,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from guards.claimscan import targets
-from guards.config import Config
-from guards.estate import Estate, load_estate
+from guards.claims.scan import targets
 from guards.rules import all_rules, find
-from guards.suite import run
+from guards.run.estate import Estate, load_estate
+from guards.run.suite import run
+from guards.sources.config import Config
 
 ROOT = Path(__file__).resolve().parents[1]
 COMPOSES, NOTES, NOTE_BYTES = 150, 120, 16_000

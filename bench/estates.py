@@ -27,7 +27,7 @@ in the same group:
 ``--cache`` adds a warm run after each cold one (``--no-cache`` is passed to the cold run when
 ``guards check --help`` lists it), and the cold run again in one process (``--jobs 1``): the
 ratio of the two is what the worker processes gain, and where it drops under 1.0x is the
-break-even that ``guards.parallel.MIN_FILES`` records. Medians of ``--repeat`` runs (``--repeat-large`` for estates
+break-even that ``guards.run.parallel.MIN_FILES`` records. Medians of ``--repeat`` runs (``--repeat-large`` for estates
 of 5,000 composes or more). The script compiles the guards package to bytecode first, so no
 run pays for compiling it. Peak RSS is read per child with ``os.wait4``: the
 ``RUSAGE_CHILDREN`` maximum only ever grows, so its deltas hide a small child run after a big
@@ -58,7 +58,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-GUARDS = [sys.executable, "-m", "guards.cli", "check"]
+GUARDS = [sys.executable, "-m", "guards", "check"]
 LARGE = 5_000
 CONFIG = 'composes = ["models/**/*.yml"]\nnotes = ["learnings/**/*.md"]\nclaims = "{claims}"\n'
 NOTES_ONLY = 'composes = []\nnotes = ["learnings/**/*.md"]\nclaims = "claims.yaml"\n'

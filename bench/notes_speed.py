@@ -7,8 +7,8 @@ The notes are this repository's own (learnings/ and docs/), each padded with its
 of about 13 KB. Timed, alternating, in one process: splitting every note into lines (the
 baseline: what any reader pays to look at the text), ``parse_note`` with the body read by
 markdown-it alone (``fast=False``, how every note was read before) and ``parse_note`` as it
-runs now (guards.mdfast, markdown-it only for what it does not carry). Then cold: a fresh
-interpreter per run that imports guards.notes, reads the 121 files and parses them once, so
+runs now (guards.sources.notes.mdfast, markdown-it only for what it does not carry). Then cold: a fresh
+interpreter per run that imports guards.sources.notes.notes, reads the 121 files and parses them once, so
 the import of markdown-it (or its absence) and first calls are counted. Medians.
 """
 
@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from guards.notes import parse_note
+from guards.sources.notes.notes import parse_note
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTES, BIG, BIG_BYTES, TOTAL_BYTES = 121, 2, 220_000, 2_000_000
@@ -32,7 +32,7 @@ COLD = """
 import sys, time
 start = time.perf_counter()
 from pathlib import Path
-from guards.notes import parse_note
+from guards.sources.notes.notes import parse_note
 for path in sorted(Path(sys.argv[1]).glob("*.md")):
     parse_note(path.read_text(encoding="utf-8"), path.name, fast=sys.argv[2] == "fast")
 print(time.perf_counter() - start)

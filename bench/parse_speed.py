@@ -40,8 +40,8 @@ def main() -> None:
     args = parser.parse_args()
     from ruamel.yaml import YAML
 
-    from guards import yamlsrc
-    from guards.compose import parse_compose
+    from guards.sources import yamlsrc
+    from guards.sources.compose.compose import parse_compose
 
     inputs = texts()
     round_trip = YAML()

@@ -44,7 +44,7 @@ BIN = Path(sys.executable).parent
 
 def guards(*args: str) -> list[str]:
     script = BIN / "guards"
-    return [str(script), *args] if script.exists() else [sys.executable, "-m", "guards.cli", *args]
+    return [str(script), *args] if script.exists() else [sys.executable, "-m", "guards", *args]
 
 
 def commands(file: str) -> dict[str, list[str]]:

@@ -9,8 +9,8 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .baseline import BaselineEntry
     from .errors import GuardsError
+    from .run.baseline import BaselineEntry
 
 
 class Severity(StrEnum):

@@ -464,28 +464,28 @@ def parse_directly(kind: str, text: str, env: dict[str, str] | None = None, limi
     with time_limit(limit):
         try:
             if kind == "compose":
-                from guards.compose import parse_compose
+                from guards.sources.compose.compose import parse_compose
 
                 return parse_compose(text, "fuzz.yml", env or {})
             if kind == "note":
-                from guards.notes import parse_note
+                from guards.sources.notes.notes import parse_note
 
                 return parse_note(text, "fuzz.md")
             if kind == "registry":
-                from guards import registry
+                from guards.sources import registry
 
                 return registry.parse(text, "claims.yaml")
             if kind == "env":
-                from guards.envfile import load_env_file
+                from guards.sources.envfile import load_env_file
 
                 with tempfile.TemporaryDirectory(prefix="guards-fuzz-") as folder:
                     path = Path(folder) / "fuzz.env"
                     path.write_bytes(text.encode("utf-8", "surrogatepass"))
                     return load_env_file(path, "fuzz.env")
             if kind == "config":
-                from guards.config import load_config
-                from guards.options import load_options
                 from guards.rules import all_rules
+                from guards.rules.options import load_options
+                from guards.sources.config import load_config
 
                 with tempfile.TemporaryDirectory(prefix="guards-fuzz-") as folder:
                     path = Path(folder) / "guards.toml"

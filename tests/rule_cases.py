@@ -16,13 +16,13 @@ from typing import Any
 
 import yaml
 
-from guards.config import Config
-from guards.estate import load_estate
 from guards.findings import Run
-from guards.options import load_options
 from guards.report.text import TextReporter
 from guards.rules import all_rules, find
-from guards.suite import run
+from guards.rules.options import load_options
+from guards.run.estate import load_estate
+from guards.run.suite import run
+from guards.sources.config import Config
 
 HERE = Path(__file__).parent / "rules"
 TODAY = date(2026, 11, 30)  # what the cases' `until=` dates are read against

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from guards.compose import parse_compose
-from guards.config import load_config
-from guards.estate import load_estate
+from guards.run.estate import load_estate
+from guards.sources.compose.compose import parse_compose
+from guards.sources.config import load_config
 
 ROOT = Path(__file__).resolve().parents[1]
 SIZE = 18  # one full copy of the bundled composes and part of a second
@@ -70,7 +70,7 @@ def test_notes_get_their_own_titles(estate):
 
 
 def test_guards_checks_the_estate_with_exit_0_or_1(estate):
-    command = [sys.executable, "-m", "guards.cli", "check"]
+    command = [sys.executable, "-m", "guards", "check"]
     result = subprocess.run(command, cwd=estate, capture_output=True, text=True, check=False)
     assert result.returncode in (0, 1), result.stdout + result.stderr
     assert "guard suite:" in result.stdout

@@ -17,8 +17,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from guards import cache, vocabulary
+from guards.claims import vocabulary
 from guards.findings import CheckResult, Finding, Run, Severity, Waiver, from_json, to_json
+from guards.run import cache
 from tests.cli_helpers import WITHDRAWN_CLAIM, run_guards, tree_digest
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -56,7 +57,7 @@ def no_fresh_runs(monkeypatch):
     def fresh(*args, **kwargs):
         raise AssertionError("the run was computed, not taken from the cache")
 
-    monkeypatch.setattr("guards.suite.run", fresh)
+    monkeypatch.setattr("guards.run.suite.run", fresh)
 
 
 def test_a_warm_run_is_taken_from_the_cache_and_prints_the_same(capsys, estate, monkeypatch):
@@ -186,7 +187,7 @@ def run_guards_raising(root: Path) -> None:
 
 def test_the_code_is_part_of_the_key():
     parts = cache.environment()
-    assert any(part.startswith("cache.py:") for part in parts)
+    assert any(part.startswith("run/cache.py:") for part in parts)
     assert any(part.startswith("rules/stale_claim.py:") for part in parts)
     assert any(".dist-info" in part for part in parts)
 
@@ -249,7 +250,7 @@ def test_concurrent_runs_each_print_the_cold_result(capsys, estate, tmp_path):
     command = [
         sys.executable,
         "-m",
-        "guards.cli",
+        "guards",
         "check",
         "--root",
         str(estate),

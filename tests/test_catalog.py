@@ -8,14 +8,14 @@ from dataclasses import replace
 
 import pytest
 
-from guards.catalog import KV_TYPES, NUMBERS, STATUS, read_catalog
-from guards.config import load_config
 from guards.errors import GuardsError
-from guards.estate import load_estate
-from guards.options import load_options
 from guards.rules import all_rules, find
 from guards.rules.catalog_drift import DEFAULT_FIELDS, KNOBS, Options
-from guards.suite import run
+from guards.rules.options import load_options
+from guards.run.estate import load_estate
+from guards.run.suite import run
+from guards.sources.catalog import KV_TYPES, NUMBERS, STATUS, read_catalog
+from guards.sources.config import load_config
 
 from .cli_helpers import run_guards, tree_digest
 from .conftest import SAMPLES

@@ -1,4 +1,4 @@
-"""The claim candidate index (``guards.textmatch.CandidateIndex``) never drops a pair that the
+"""The claim candidate index (``guards.claims.textmatch.CandidateIndex``) never drops a pair that the
 full comparison matches: wherever a claim's matcher finds a match in a passage, the index names
 that claim for that passage. Checked exhaustively (every passage against every claim) on the
 bundled estate, the incident fixture, the labelled snippets and the claims-dev passages, and as
@@ -13,13 +13,13 @@ import yaml
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from guards import claimscan
-from guards.claimscan import ClaimScan, Copy, rank, targets
-from guards.compose import parse_compose
-from guards.config import Config, load_config
-from guards.estate import Estate, load_estate
-from guards.registry import parse
-from guards.textmatch import RESTATED_SHINGLES, CandidateIndex, ClaimMatcher, tokenize
+from guards.claims import scan as claimscan
+from guards.claims.scan import ClaimScan, Copy, rank, targets
+from guards.claims.textmatch import RESTATED_SHINGLES, CandidateIndex, ClaimMatcher, tokenize
+from guards.run.estate import Estate, load_estate
+from guards.sources.compose.compose import parse_compose
+from guards.sources.config import Config, load_config
+from guards.sources.registry import parse
 
 from .conftest import FIXTURES
 from .test_claims_dev import DEV, dev_claims, place, snippets

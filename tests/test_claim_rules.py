@@ -3,8 +3,8 @@ cases are in tests/rules/C00*.yml)."""
 
 import pytest
 
-from guards.compose import parse_compose
-from guards.textmatch import normalise, words
+from guards.claims.textmatch import normalise, words
+from guards.sources.compose.compose import parse_compose
 
 BODY = "services:\n  s:\n    image: vllm/vllm-openai:v0.27.1\n"
 

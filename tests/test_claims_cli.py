@@ -2,7 +2,7 @@
 
 import pytest
 
-from guards.registry import load
+from guards.sources.registry import load
 
 from .cli_helpers import run_guards, tree_digest
 from .conftest import FIXTURES

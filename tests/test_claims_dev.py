@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from guards.config import Config
-from guards.estate import load_estate
 from guards.rules import all_rules, find
-from guards.suite import run
+from guards.run.estate import load_estate
+from guards.run.suite import run
+from guards.sources.config import Config
 
 ROOT = Path(__file__).resolve().parents[1]
 DEV = ROOT.parent / "shared" / "corpus" / "claims-dev"

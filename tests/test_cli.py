@@ -291,7 +291,7 @@ def test_unexpected_errors_exit_3_with_a_log(capsys, monkeypatch):
     def boom(*args):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("guards.suite.run", boom)
+    monkeypatch.setattr("guards.run.suite.run", boom)
     result = run_guards(capsys, "check", "--root", str(CLEAN))
     assert result.code == 3
     assert result.err.startswith("guards: internal error: RuntimeError('boom') (details in ")

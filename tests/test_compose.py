@@ -4,13 +4,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from guards.compose import parse_compose
-from guards.config import Config
 from guards.errors import GuardsError
-from guards.estate import Estate
-from guards.registry import empty
 from guards.rules import all_rules
-from guards.suite import run
+from guards.run.estate import Estate
+from guards.run.suite import run
+from guards.sources.compose.compose import parse_compose
+from guards.sources.config import Config
+from guards.sources.registry import empty
 
 from .conftest import FIXTURES
 

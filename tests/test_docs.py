@@ -6,8 +6,8 @@ from urllib.parse import unquote
 
 import pytest
 
-import guards.ruledocs
 import guards.rules
+import guards.rules.docs
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES_MD = ROOT / "docs" / "rules.md"
@@ -35,7 +35,7 @@ def relative_links(text: str) -> list[str]:
 
 
 def test_rules_reference_is_up_to_date():
-    expected = guards.ruledocs.markdown(guards.rules.all_rules())
+    expected = guards.rules.docs.markdown(guards.rules.all_rules())
     committed = RULES_MD.read_text(encoding="utf-8") if RULES_MD.is_file() else ""
     if committed != expected:
         old, new = committed.splitlines(), expected.splitlines()

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from guards import edit
-from guards.edit import Edit, apply, line_edits
 from guards.errors import GuardsError
+from guards.sources import edit
+from guards.sources.edit import Edit, apply, line_edits
 
 
 def source(tmp_path, data: bytes, name="f.yaml"):

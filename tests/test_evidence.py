@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from guards import evidence
-from guards.edit import apply
 from guards.errors import GuardsError
-from guards.evidence_edit import evidence_edits
-from guards.registry import load
+from guards.run import evidence
+from guards.sources.edit import apply
+from guards.sources.registry import load
+from guards.write.evidence_edit import evidence_edits
 
 from .cli_helpers import run_guards, tree_digest
 from .conftest import FIXTURES

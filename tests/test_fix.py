@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from guards.edit import Edit, apply
-from guards.fix import composed
+from guards.sources.edit import Edit, apply
+from guards.write.fix import composed
 
 from .cli_helpers import WITHDRAWN_CLAIM, run_guards, tree_digest
 
@@ -210,19 +210,19 @@ def test_adopting_a_profile_that_agrees_with_the_body_keeps_every_line(capsys, t
 def test_adopting_a_profile_in_a_file_edited_after_the_check_writes_nothing(
     capsys, tmp_path, monkeypatch, diff
 ):
-    import guards.suite
+    import guards.run.suite
 
     root = write(tmp_path, {"claims.yaml": CLAIMS, "composes/a.yml": PROFILED.format(ctx="65536")})
     path = root / "composes/a.yml"
     edited = "# a line added by another editor\n" + path.read_text(encoding="utf-8")
-    checked = guards.suite.run
+    checked = guards.run.suite.run
 
     def edited_after_the_check(estate, rules):
         found = checked(estate, rules)
         path.write_text(edited, encoding="utf-8")
         return found
 
-    monkeypatch.setattr(guards.suite, "run", edited_after_the_check)
+    monkeypatch.setattr(guards.run.suite, "run", edited_after_the_check)
     options = ["--diff"] if diff else []
     result = run_guards(capsys, "fix", "--adopt-profile", *options, "--root", str(root))
     verb = "would adopt" if diff else "adopted"
@@ -425,19 +425,19 @@ EDITS_MEANWHILE = {
 def test_a_file_edited_after_it_was_checked_is_not_written(
     capsys, tmp_path, monkeypatch, change, diff
 ):
-    import guards.fix
+    import guards.write.fix
 
     root = _compose(tmp_path, HEAD + OPENING + CLOSING + BODY)
     path = root / "composes/a.yml"
     edited = EDITS_MEANWHILE[change](path.read_text(encoding="utf-8"))
-    found = guards.fix.targets
+    found = guards.write.fix.targets
 
     def edited_after_the_check(estate, findings):
         files = found(estate, findings)
         path.write_text(edited, encoding="utf-8")  # another editor, after the check
         return files
 
-    monkeypatch.setattr(guards.fix, "targets", edited_after_the_check)
+    monkeypatch.setattr(guards.write.fix, "targets", edited_after_the_check)
     result = run_guards(capsys, "fix", *(["--diff"] if diff else []), "--root", str(root))
     verb = "would replace" if diff else "replaced"
     assert (result.code, result.out, result.err) == (
@@ -451,7 +451,7 @@ def test_a_file_edited_after_it_was_checked_is_not_written(
 def test_the_file_is_read_and_written_under_the_write_lock(capsys, tmp_path, monkeypatch):
     from contextlib import contextmanager
 
-    from guards import edit
+    from guards.sources import edit
 
     root = _compose(tmp_path, HEAD + OPENING + CLOSING + BODY)
     held: list[str] = []

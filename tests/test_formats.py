@@ -167,7 +167,7 @@ def on_a_terminal(root, env_extra):
     env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "TERM")}
     env.update(env_extra)
     process = subprocess.run(
-        [sys.executable, "-m", "guards.cli", "check", "--select", "C001"],
+        [sys.executable, "-m", "guards", "check", "--select", "C001"],
         cwd=root,
         stdout=child,
         stderr=subprocess.PIPE,

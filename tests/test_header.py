@@ -1,4 +1,4 @@
-from guards.header import header_span, missing_selector, parse_header, status_of
+from guards.sources.compose.header import header_span, missing_selector, parse_header, status_of
 
 HEADER = """\
 # ===========================================================================

@@ -10,12 +10,12 @@ import time
 
 import pytest
 
-from guards import evidence
-from guards.config import parse_toml
 from guards.errors import GuardsError, printable, printable_lines
-from guards.jsonsrc import parse as parse_json
-from guards.nesting import MAX_DEPTH
-from guards.yamlsrc import data as parse_yaml
+from guards.run import evidence
+from guards.sources.config import parse_toml
+from guards.sources.jsonsrc import parse as parse_json
+from guards.sources.nesting import MAX_DEPTH
+from guards.sources.yamlsrc import data as parse_yaml
 
 from .cli_helpers import run_guards, tree_digest
 from .conftest import FIXTURES
@@ -342,7 +342,7 @@ def test_json_at_the_limit_is_read():
 
 def test_a_large_baseline_loads_in_linear_time(tmp_path):
     """Was quadratic: each entry's line counted again from the top of the file."""
-    from guards.baseline import load
+    from guards.run.baseline import load
 
     def build(n):
         path = tmp_path / f"b{n}.json"

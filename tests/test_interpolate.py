@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from guards.interpolate import TemplateError, interpolate
+from guards.sources.compose.interpolate import TemplateError, interpolate
 
 NAME_CHARS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from guards.figures import (
+from guards.facts.figures import (
     Naming,
     Setting,
     compose_names,
@@ -19,7 +19,7 @@ from guards.figures import (
     same_setting,
     tokens,
 )
-from guards.kv import GIB, gpu_memory, rescaled_pool
+from guards.facts.kv import GIB, gpu_memory, rescaled_pool
 from guards.rules.max_num_seqs import Options
 
 

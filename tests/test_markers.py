@@ -1,6 +1,6 @@
 import pytest
 
-from guards.markers import (
+from guards.sources.markers import (
     CLAIM_REF,
     RETRACTION_MARKER,
     Marker,
@@ -156,7 +156,7 @@ def test_strip_struck(text, expected):
 
 
 def test_markers_module_imports_only_re():
-    import guards.markers as markers
+    import guards.sources.markers as markers
 
     imported = {name for name, value in vars(markers).items() if type(value).__name__ == "module"}
     assert imported == {"re"}

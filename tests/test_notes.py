@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from guards.errors import GuardsError
-from guards.markers import Marker
-from guards.notes import Citation, RetractionContext, Section, parse_note
+from guards.sources.markers import Marker
+from guards.sources.notes.notes import Citation, RetractionContext, Section, parse_note
 
 FIXTURES = Path(__file__).parent / "fixtures" / "notes"
 OLD_CLIFF = "Decode throughput falls off a cliff once accumulated context passes 96k tokens"
@@ -456,7 +456,7 @@ def test_loose_list_item_context_ends_at_its_text():
 
 
 def test_markdown_it_imported_lazily():
-    code = "import sys, guards.notes; print('markdown_it' in sys.modules)"
+    code = "import sys, guards.sources.notes.notes; print('markdown_it' in sys.modules)"
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )

@@ -1,6 +1,6 @@
-"""The fast note reader (guards.mdfast) gives the same Note as markdown-it alone, or falls back.
+"""The fast note reader (guards.sources.notes.mdfast) gives the same Note as markdown-it alone, or falls back.
 
-``parse_note`` reads a note's body with :mod:`guards.mdfast`, a port of the markdown-it-py rules
+``parse_note`` reads a note's body with :mod:`guards.sources.notes.mdfast`, a port of the markdown-it-py rules
 that notes use; where the port stops (a link reference definition, a tab in a container's
 indentation, an entity, ...) that note, or that inline run, goes to markdown-it. Every test
 here parses the same text twice, ``fast=False`` being markdown-it alone, and compares the two
@@ -20,10 +20,10 @@ import yaml
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from guards import mdfast
-from guards.edit import unify_breaks
 from guards.errors import GuardsError
-from guards.notes import Note, parse_note
+from guards.sources.edit import unify_breaks
+from guards.sources.notes import mdfast
+from guards.sources.notes.notes import Note, parse_note
 
 from .fuzz_strategies import corpus, note_texts
 
@@ -123,7 +123,7 @@ def test_no_markdown_it_import_for_the_bundled_notes():
         "import sys\n"
         "from pathlib import Path\n"
         "from guards.errors import GuardsError\n"
-        "from guards.notes import parse_note\n"
+        "from guards.sources.notes.notes import parse_note\n"
         "for path in sys.argv[1:]:\n"
         "    try:\n"
         "        parse_note(Path(path).read_text(encoding='utf-8'), path)\n"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from guards import parallel
+from guards.run import parallel
 from tests.cli_helpers import run_guards
 from tests.conftest import SAMPLES
 
@@ -97,7 +97,7 @@ def test_chunks_cover_every_item_once_in_order():
 
 
 def test_results_come_back_in_input_order_with_what_workers_read(tmp_path):
-    from guards import cache
+    from guards.run import cache
 
     files = []
     for index in range(20):
@@ -106,7 +106,7 @@ def test_results_come_back_in_input_order_with_what_workers_read(tmp_path):
         files.append(path)
 
     def read(path: Path) -> int:
-        from guards.edit import read as read_file
+        from guards.sources.edit import read as read_file
 
         return int(read_file(path, path.name).text) * 2
 

@@ -1,4 +1,4 @@
-"""The path policy (guards.paths): every file the estate names resolves inside --root, else a
+"""The path policy (guards.sources.paths): every file the estate names resolves inside --root, else a
 one-line error, exit 2, nothing read or written; a path the user types may point anywhere, but
 a write goes through a symlink only when the link is not one the estate holds."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from guards.errors import GuardsError
-from guards.paths import estate_file, inside, is_inside, writable
+from guards.sources.paths import estate_file, inside, is_inside, writable
 from tests.cli_helpers import STALE_COPY, WITHDRAWN_CLAIM, run_guards
 
 COMPOSE = "services:\n  llm:\n    image: vllm/vllm-openai:v0.20.0\n"

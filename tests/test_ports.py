@@ -1,10 +1,10 @@
-"""guards.ports: a service's healthcheck probes and port mappings, with where each is written."""
+"""guards.sources.compose.ports: a service's healthcheck probes and port mappings, with where each is written."""
 
 import pytest
 
-from guards.compose import parse_compose
 from guards.errors import GuardsError
-from guards.ports import PortMapping
+from guards.sources.compose.compose import parse_compose
+from guards.sources.compose.ports import PortMapping
 
 
 def service(body, env=None):

@@ -3,11 +3,11 @@
 import re
 from pathlib import Path
 
-from guards.config import load_config
-from guards.estate import load_estate
 from guards.report.text import TextReporter
 from guards.rules import all_rules
-from guards.suite import run
+from guards.run.estate import load_estate
+from guards.run.suite import run
+from guards.sources.config import load_config
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from guards import registry
-from guards.regen import checksum, regenerate
+from guards.facts.regions import checksum, regenerate
+from guards.sources import registry
 
 from .cli_helpers import run_guards, tree_digest
 
@@ -52,7 +52,7 @@ def estate(tmp_path: Path, composes: dict[str, str], templates: dict[str, str] |
 def rendered(text: str) -> str:
     reg = registry.parse(REGISTRY, "claims.yaml")
     edits = regenerate(text, "c.yml", reg, None, None, force=False)
-    from guards.edit import apply
+    from guards.sources.edit import apply
 
     return apply(text, edits)
 
@@ -312,7 +312,7 @@ def test_regen_on_the_real_samples_changes_nothing(capsys):
 
 
 def test_compiled_templates_are_reused_across_files():
-    from guards.regen import environment
+    from guards.facts.regions import environment
 
     folder = Path(__file__).resolve().parents[1] / "templates"
     assert environment(folder) is environment(folder)

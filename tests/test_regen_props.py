@@ -9,8 +9,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from guards import edit, registry
-from guards.regen import regenerate
+from guards.facts.regions import regenerate
+from guards.sources import edit, registry
 
 from .cli_helpers import STALE_COPY, WITHDRAWN_CLAIM
 
@@ -119,11 +119,11 @@ COPY = STALE_COPY
 )
 @given(text=composes())
 def test_fix_changes_only_the_copy_and_no_yaml_data(tmp_path_factory, text):
-    from guards.config import Config
-    from guards.estate import load_estate
-    from guards.fix import fix_stale_copies
     from guards.rules import stale_claim
-    from guards.suite import run
+    from guards.run.estate import load_estate
+    from guards.run.suite import run
+    from guards.sources.config import Config
+    from guards.write.fix import fix_stale_copies
 
     bom = text.startswith("\ufeff")
     body = text.removeprefix("\ufeff")

@@ -1,7 +1,7 @@
 import pytest
 
 from guards.errors import GuardsError
-from guards.registry import parse
+from guards.sources.registry import parse
 
 CLAIM = "  - id: {id}\n    title: t\n    status: {status}\n"
 

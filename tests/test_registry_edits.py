@@ -18,12 +18,12 @@ from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
-from guards import edit, yamlsrc
-from guards.edit import apply
 from guards.errors import GuardsError
-from guards.evidence_edit import _number, evidence_edits
-from guards.registry import load, parse
-from guards.retract import add_claim_edits, append_edits, retract_edits, tidy
+from guards.sources import edit, yamlsrc
+from guards.sources.edit import apply
+from guards.sources.registry import load, parse
+from guards.write.evidence_edit import _number, evidence_edits
+from guards.write.registry_edits import add_claim_edits, append_edits, retract_edits, tidy
 
 from .cli_helpers import run_guards, tree_digest
 from .conftest import FIXTURES
@@ -465,7 +465,7 @@ def test_a_change_made_while_the_new_text_is_written_is_refused(tmp_path, monkey
 # -- the write lock: every write command -------------------------------------------------------
 
 HOLD = (
-    "import sys\nfrom pathlib import Path\nfrom guards import edit\n"
+    "import sys\nfrom pathlib import Path\nfrom guards.sources import edit\n"
     "with edit.locked(Path(sys.argv[1]), 'held', wait=5):\n"
     "    print('held', flush=True)\n    sys.stdin.read()\n"
 )

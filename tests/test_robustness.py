@@ -7,13 +7,13 @@ import time
 
 import pytest
 
-from guards.compose import parse_compose
-from guards.edit import Edit, read
-from guards.envfile import load_env_file
 from guards.errors import GuardsError
-from guards.interpolate import MAX_NESTING, TemplateError, interpolate
-from guards.notes import parse_note
-from guards.numbers import to_count, to_number
+from guards.sources.compose.compose import parse_compose
+from guards.sources.compose.interpolate import MAX_NESTING, TemplateError, interpolate
+from guards.sources.edit import Edit, read
+from guards.sources.envfile import load_env_file
+from guards.sources.notes.notes import parse_note
+from guards.sources.numbers import to_count, to_number
 
 from .cli_helpers import run_guards, tree_digest
 

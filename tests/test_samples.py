@@ -5,11 +5,11 @@ Every expected value below was checked by hand against the files.
 
 import pytest
 
-from guards.compose import parse_compose
-from guards.config import load_config
-from guards.estate import load_estate
 from guards.rules import all_rules
-from guards.suite import run
+from guards.run.estate import load_estate
+from guards.run.suite import run
+from guards.sources.compose.compose import parse_compose
+from guards.sources.config import load_config
 
 from .conftest import SAMPLES
 

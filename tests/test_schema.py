@@ -8,12 +8,12 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from guards.config import load_config
 from guards.errors import GuardsError
-from guards.options import load_options
 from guards.rules import all_rules
-from guards.schema import config_schema
-from guards.suppress import path_ignores
+from guards.rules.options import load_options
+from guards.run.schema import config_schema
+from guards.run.suppress import path_ignores
+from guards.sources.config import load_config
 
 from .cli_helpers import run_guards
 

@@ -6,10 +6,10 @@ and ``sglang serve`` with the flags of its server-arguments page)."""
 
 import pytest
 
-from guards.compose import parse_compose
-from guards.engines import LLAMACPP, SGLANG, UNKNOWN, VLLM
-from guards.engines.sglang import method_name
-from guards.scope import method
+from guards.facts.scope import method
+from guards.sources.compose.compose import parse_compose
+from guards.sources.compose.engines import LLAMACPP, SGLANG, UNKNOWN, VLLM
+from guards.sources.compose.engines.sglang import method_name
 
 from .cli_helpers import run_guards
 

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import yaml
 
-from guards.compose import parse_compose
-from guards.config import Config, load_config
-from guards.estate import Estate, load_estate
-from guards.notes import parse_note
-from guards.registry import load
 from guards.rules import all_rules, find
-from guards.suite import run
+from guards.run.estate import Estate, load_estate
+from guards.run.suite import run
+from guards.sources.compose.compose import parse_compose
+from guards.sources.config import Config, load_config
+from guards.sources.notes.notes import parse_note
+from guards.sources.registry import load
 
 from .cli_helpers import run_guards
 from .conftest import FIXTURES

@@ -14,11 +14,18 @@ from pathlib import Path
 
 import pytest
 
-from guards.lazyre import lazy
+from guards.sources.patterns import lazy
 
 PROJECT = Path(__file__).resolve().parents[1]
 COMPOSE = "composes/qwen3.8-27b/ik-llama/single/mtp.yml"  # has a generated region
-WATCHED = ("pydantic", "jinja2", "markdown_it", "yaml", "guards.header", "guards.rules")
+WATCHED = (
+    "pydantic",
+    "jinja2",
+    "markdown_it",
+    "yaml",
+    "guards.sources.compose.header",
+    "guards.rules",
+)
 RUN = """
 import json, sys
 from guards.cli import main
@@ -88,7 +95,9 @@ def test_a_compose_with_a_generated_region_renders_it_with_jinja2():
 LAZY = """
 import sys, guards.cli
 from guards.rules import all_rules
-from guards import figures, kv, markers, mdfast, mdinline
+from guards.facts import figures, kv
+from guards.sources import markers
+from guards.sources.notes import mdfast, mdinline
 all_rules()
 lazy = [value for module in (figures, kv, markers, mdfast, mdinline)
         for value in vars(module).values() if type(value).__name__ == "_Lazy"]

@@ -18,12 +18,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
-from guards import edit, parallel, registry
-from guards.comments import REGION_CLOSE, REGION_OPEN
-from guards.compose import parse_compose
 from guards.errors import GuardsError
-from guards.regen import checksum, context, environment, regenerate, render_regions
-from guards.sandbox import Function
+from guards.facts.regions import checksum, context, environment, regenerate, render_regions
+from guards.facts.sandbox import Function
+from guards.run import parallel
+from guards.sources import edit, registry
+from guards.sources.compose.comments import REGION_CLOSE, REGION_OPEN
+from guards.sources.compose.compose import parse_compose
 
 from .cli_helpers import run_guards, tree_digest
 
@@ -208,7 +209,7 @@ HOSTILE = [
     ("{% set ns = namespace(x=1) %}{{ ns }}", "'namespace' is undefined"),
     ("{{ lipsum() }}", "'lipsum' is undefined"),
     ("{{ dict(a=1) }}", "'dict' is undefined"),
-    ("{{ range.__self__ }}", "'guards.sandbox.Function object' has no attribute '__self__'"),
+    ("{{ range.__self__ }}", "'guards.facts.sandbox.Function object' has no attribute '__self__'"),
     (
         "{{ self._TemplateReference__context }}",
         "access to attribute '_TemplateReference__context' of 'TemplateReference' object is unsafe.",
@@ -532,7 +533,7 @@ def test_the_budget_is_per_region(tmp_path):
 
 
 def test_the_budget_holds_in_forked_worker_processes(tmp_path):
-    """No signals: the same checks stop a render in a worker `guards.parallel` forks."""
+    """No signals: the same checks stop a render in a worker `guards.run.parallel` forks."""
     loop = "{% for a in range(100000) %}{% for b in range(100000) %}{% endfor %}{% endfor %}"
     root = make_estate(tmp_path / "w", {"templates/t.j2": loop})
     reg = registry.parse(REGISTRY, "claims.yaml")

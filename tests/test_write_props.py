@@ -43,7 +43,7 @@ import yaml
 from hypothesis import HealthCheck, Phase, given, settings
 from ruamel.yaml import YAML
 
-from guards.edit import unify_breaks
+from guards.sources.edit import unify_breaks
 
 from .fuzz_props import (
     ERROR_PREFIX,
@@ -412,8 +412,8 @@ def claim_is_block(data: bytes, claim_id: str) -> bool:
 
 
 def registry_valid(data: bytes) -> bool:
-    from guards import registry
     from guards.errors import GuardsError
+    from guards.sources import registry
 
     try:
         registry.parse(unify_breaks(data.decode("utf-8").removeprefix("\ufeff")), "claims.yaml")
@@ -709,8 +709,8 @@ def _passage_violations(ran: Ran, recorded: str) -> list[Violation]:
 
 
 def check_evidence(ran: Ran) -> list[Violation]:
-    from guards import evidence
-    from guards.evidence_edit import summary
+    from guards.run import evidence
+    from guards.write.evidence_edit import summary
 
     expect, case = ran.case.expect, ran.case
 
@@ -1143,8 +1143,8 @@ LAUNCH = (
     "import contextlib, os, sys, time\n"
     "from guards.cli import main\n"
     "if os.environ.get('RACE_WITHOUT_LOCK'):\n"
-    "    import guards.edit\n"
-    "    guards.edit.locked = lambda *args, **kwargs: contextlib.nullcontext()\n"
+    "    import guards.sources.edit\n"
+    "    guards.sources.edit.locked = lambda *args, **kwargs: contextlib.nullcontext()\n"
     "barrier, count = sys.argv[1], int(sys.argv[2])\n"
     "open(os.path.join(barrier, str(os.getpid())), 'w').close()\n"
     "give_up = time.monotonic() + 60\n"

@@ -219,13 +219,13 @@ def save(failure: Failure, folder: Path) -> None:
         name = PARSERS[kind][2]
         (folder / name).write_bytes(failure.example.encode("utf-8", "surrogatepass"))
         call = {
-            "compose": "from guards.compose import parse_compose as p; p(t, 'fuzz.yml')",
-            "note": "from guards.notes import parse_note as p; p(t, 'fuzz.md')",
-            "registry": "from guards.registry import parse as p; p(t, 'claims.yaml')",
-            "env": "from pathlib import Path; from guards.envfile import load_env_file as p; "
+            "compose": "from guards.sources.compose.compose import parse_compose as p; p(t, 'fuzz.yml')",
+            "note": "from guards.sources.notes.notes import parse_note as p; p(t, 'fuzz.md')",
+            "registry": "from guards.sources.registry import parse as p; p(t, 'claims.yaml')",
+            "env": "from pathlib import Path; from guards.sources.envfile import load_env_file as p; "
             f"p(Path({name!r}), {name!r})",
-            "config": "from pathlib import Path; from guards.config import load_config as c; "
-            "from guards.options import load_options as o; from guards.rules import all_rules as r; "
+            "config": "from pathlib import Path; from guards.sources.config import load_config as c; "
+            "from guards.rules.options import load_options as o; from guards.rules import all_rules as r; "
             "o(c(Path('.')), r())",
         }[kind]
         read = f"t = open({name!r}, encoding='utf-8', newline='').read()"

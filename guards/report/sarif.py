@@ -57,7 +57,7 @@ class SarifReporter(Reporter):
 
 
 def _descriptor(rule: Rule, base: str) -> dict:
-    from ..ruledocs import body, explain
+    from ..rules.docs import body, explain
 
     return {
         "id": rule.id,

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ..errors import MAX_PATH, GuardsError, printable
 from ..findings import CheckResult, Finding, Severity
-from ..options import RuleOptions
+from .options import RuleOptions
 
 if TYPE_CHECKING:
-    from ..estate import Estate
+    from ..run.estate import Estate
 
 MAX_FINDING = 1000  # characters of a finding's message or hint (they may quote input)
 OptionsT = TypeVar("OptionsT", bound=RuleOptions)

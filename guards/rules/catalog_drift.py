@@ -93,8 +93,11 @@ from typing import Any
 
 from pydantic import Field, PrivateAttr, field_validator
 
-from .. import yamlsrc
-from ..catalog import (
+from ..facts.kv import canonical_kv, same_kv
+from ..facts.statements import effective_kv
+from ..findings import Finding, Severity
+from ..sources import yamlsrc
+from ..sources.catalog import (
     KV_TYPES,
     NUMBERS,
     STATUS,
@@ -104,15 +107,12 @@ from ..catalog import (
     read_catalog,
     status_name,
 )
-from ..compose import Compose, Service
-from ..engines import UNKNOWN, llamacpp, sglang, vllm
-from ..findings import Finding, Severity
-from ..header import status_of
-from ..kv import canonical_kv, same_kv
-from ..numbers import to_number
-from ..options import Place, RuleOptions
-from ..statements import effective_kv
+from ..sources.compose.compose import Compose, Service
+from ..sources.compose.engines import UNKNOWN, llamacpp, sglang, vllm
+from ..sources.compose.header import status_of
+from ..sources.numbers import to_number
 from . import Context, Rule
+from .options import Place, RuleOptions
 
 KNOBS = frozenset(
     {*vllm.FLAGS.values(), *llamacpp.FLAGS.values(), *sglang.FLAGS.values()}

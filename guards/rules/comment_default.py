@@ -39,12 +39,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..compose import Compose
-from ..defaults import Site, variable_defaults
+from ..facts.defaults import Site, variable_defaults
 from ..findings import Finding, Severity
-from ..numbers import to_number
-from ..options import RuleOptions
+from ..sources.compose.compose import Compose
+from ..sources.numbers import to_number
 from . import Context, Rule
+from .options import RuleOptions
 
 VAR = r"[A-Z][A-Z0-9_]{2,}"
 TABLE_ROW = re.compile(  # "CTX_SIZE   KV pool size (default: X)", "A / B (defaults: x / y)"

@@ -50,12 +50,12 @@ from __future__ import annotations
 
 import re
 
-from ..compose import Compose, Service
-from ..engines import Knob
+from ..facts.scope import depth_limit, topology
 from ..findings import Finding, Severity
-from ..options import RuleOptions
-from ..scope import depth_limit, topology
+from ..sources.compose.compose import Compose, Service
+from ..sources.compose.engines import Knob
 from . import Context, Rule, provenance
+from .options import RuleOptions
 
 HEADER_DEPTH = re.compile(r"\bn\s*=\s*(\d+)\b")
 NO_DRAFTER = re.compile(r"^\s*(none|no|off|n/a)\b", re.IGNORECASE)

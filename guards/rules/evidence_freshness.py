@@ -56,14 +56,14 @@ from typing import TYPE_CHECKING
 
 from pydantic import Field
 
-from ..engines import UNKNOWN, Knob
+from ..facts.scope import applies
 from ..findings import Finding, Severity
-from ..options import RuleOptions
-from ..scope import applies
+from ..sources.compose.engines import UNKNOWN, Knob
 from . import Context, Rule
+from .options import RuleOptions
 
 if TYPE_CHECKING:
-    from ..registry import Claim
+    from ..sources.registry import Claim
 
 SHOWN = 3  # composes named per pin
 

@@ -35,9 +35,7 @@ Good:
 
 from __future__ import annotations
 
-from ..compose import Compose
-from ..engines import VLLM
-from ..figures import (
+from ..facts.figures import (
     Figure,
     Setting,
     compose_names,
@@ -47,8 +45,10 @@ from ..figures import (
     setting,
 )
 from ..findings import Finding, Severity
-from ..options import RuleOptions
+from ..sources.compose.compose import Compose
+from ..sources.compose.engines import VLLM
 from . import Context, Rule
+from .options import RuleOptions
 
 K_AS_1024 = 1.024  # "944K" may be 944,000 or 966,656 tokens
 

@@ -30,14 +30,14 @@ Good:
 
 from __future__ import annotations
 
-from ..compose import Compose, Service
-from ..engines import SGLANG, VLLM
-from ..engines.sglang import data_parallel
 from ..findings import Finding, Severity
-from ..header import FlatLine
-from ..numbers import to_count
-from ..options import RuleOptions
+from ..sources.compose.compose import Compose, Service
+from ..sources.compose.engines import SGLANG, VLLM
+from ..sources.compose.engines.sglang import data_parallel
+from ..sources.compose.header import FlatLine
+from ..sources.numbers import to_count
 from . import Context, Rule
+from .options import RuleOptions
 
 
 def check(compose: Compose, context: Context) -> list[Finding] | None:

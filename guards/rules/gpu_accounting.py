@@ -38,13 +38,13 @@ Good:
 
 from __future__ import annotations
 
-from ..compose import Compose, Service
-from ..engines import SGLANG, VLLM, Knob
-from ..engines.sglang import data_parallel
 from ..findings import Finding, Severity
-from ..numbers import to_count
-from ..options import RuleOptions
+from ..sources.compose.compose import Compose, Service
+from ..sources.compose.engines import SGLANG, VLLM, Knob
+from ..sources.compose.engines.sglang import data_parallel
+from ..sources.numbers import to_count
 from . import Context, Rule
+from .options import RuleOptions
 
 MAX_GPUS = 4096  # a larger `count` is not a reservation this rule can reason about
 ALL = None  # a service on every card

@@ -45,16 +45,16 @@ from pathlib import Path
 
 from pydantic import Field, PrivateAttr
 
-from ..compose import Compose, Service
-from ..engines import LLAMACPP, SGLANG, VLLM, Knob
 from ..errors import GuardsError
+from ..facts.kv import same_kv
+from ..facts.statements import effective_kv, stated_kv
+from ..facts.vision import stated_vision, vision
 from ..findings import Finding, Severity
-from ..header import HeaderField, first_count, same_count, status_of
-from ..kv import same_kv
-from ..options import Place, RuleOptions
-from ..statements import effective_kv, stated_kv
-from ..vision import stated_vision, vision
+from ..sources.compose.compose import Compose, Service
+from ..sources.compose.engines import LLAMACPP, SGLANG, VLLM, Knob
+from ..sources.compose.header import HeaderField, first_count, same_count, status_of
 from . import Context, Rule
+from .options import Place, RuleOptions
 
 TP = re.compile(r"\bTP\s*=\s*(\d+)\b")
 SPLIT = re.compile(r"-ts\s+([\d.,/]+)")
@@ -214,11 +214,11 @@ def _status(compose: Compose, context: Context) -> list[Finding]:
 def read_statuses(path: Path, source: str) -> dict[str, str]:
     """The statuses file (``path``, named ``source``): a YAML or TOML mapping of compose path
     to status."""
-    from .. import yamlsrc
+    from ..sources import yamlsrc
 
     text = yamlsrc.read_text(path, source)
     if source.endswith(".toml"):
-        from ..config import parse_toml
+        from ..sources.config import parse_toml
 
         data = parse_toml(text, source)
     else:

@@ -24,10 +24,10 @@ Good:
 
 from __future__ import annotations
 
-from ..compose import Compose
 from ..findings import Finding, Severity
-from ..options import RuleOptions
+from ..sources.compose.compose import Compose
 from . import Context, Rule
+from .options import RuleOptions
 
 
 def check(compose: Compose, context: Context) -> list[Finding]:

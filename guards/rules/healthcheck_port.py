@@ -45,10 +45,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..compose import Compose, Service
-from ..engines import LLAMACPP, SGLANG, UNKNOWN, VLLM
 from ..findings import Finding, Severity
-from ..ports import PortMapping, Probe, port_number
+from ..sources.compose.compose import Compose, Service
+from ..sources.compose.engines import LLAMACPP, SGLANG, UNKNOWN, VLLM
+from ..sources.compose.ports import PortMapping, Probe, port_number
 from . import Context, Rule, provenance
 
 

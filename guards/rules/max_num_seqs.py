@@ -46,16 +46,16 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
-from ..compose import Compose, Service
-from ..engines import LLAMACPP, VLLM
-from ..engines.vllm import kv_dtype
-from ..figures import Sizes, applicable_pool, compose_figures, compose_names, setting
+from ..facts.figures import Sizes, applicable_pool, compose_figures, compose_names, setting
+from ..facts.kv import Pool, bytes_per_token, computed_pool, gib, gpu_memory, per_card
+from ..facts.scope import fact
 from ..findings import Finding, Severity
-from ..header import first_count, same_count
-from ..kv import Pool, bytes_per_token, computed_pool, gib, gpu_memory, per_card
-from ..options import RuleOptions
-from ..scope import fact
+from ..sources.compose.compose import Compose, Service
+from ..sources.compose.engines import LLAMACPP, VLLM
+from ..sources.compose.engines.vllm import kv_dtype
+from ..sources.compose.header import first_count, same_count
 from . import Context, Rule, provenance
+from .options import RuleOptions
 
 
 class Options(RuleOptions):

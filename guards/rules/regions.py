@@ -48,13 +48,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..compose import Compose
 from ..findings import Finding, Severity
-from ..options import RuleOptions
+from ..sources.compose.compose import Compose
 from . import Context, Rule
+from .options import RuleOptions
 
 if TYPE_CHECKING:
-    from ..regen import Rendered
+    from ..facts.regions import Rendered
 
 
 def check_current(compose: Compose, context: Context) -> list[Finding] | None:

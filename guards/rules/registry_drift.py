@@ -37,13 +37,13 @@ Good:
 
 from __future__ import annotations
 
-from ..compose import Compose
 from ..findings import Finding, Severity
-from ..markers import Citation
-from ..notes import Note
-from ..options import RuleOptions
-from ..registry import Claim
+from ..sources.compose.compose import Compose
+from ..sources.markers import Citation
+from ..sources.notes.notes import Note
+from ..sources.registry import Claim
 from . import Context, Rule
+from .options import RuleOptions
 
 
 def check(target: Compose | Note, context: Context) -> list[Finding] | None:

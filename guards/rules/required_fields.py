@@ -35,11 +35,11 @@ from __future__ import annotations
 
 from pydantic import Field, field_validator
 
-from ..compose import Compose
 from ..findings import Finding, Severity
-from ..header import NO_CAVEATS_NEEDED, STATUSES, status_of
-from ..options import RuleOptions
+from ..sources.compose.compose import Compose
+from ..sources.compose.header import NO_CAVEATS_NEEDED, STATUSES, status_of
 from . import Context, Rule
+from .options import RuleOptions
 
 
 class Options(RuleOptions):

@@ -31,11 +31,11 @@ Good:
 
 from __future__ import annotations
 
-from ..claimscan import places
+from ..claims.scan import places
 from ..findings import Finding, Severity
-from ..options import RuleOptions
-from ..registry import Claim
+from ..sources.registry import Claim
 from . import Context, Rule
+from .options import RuleOptions
 
 
 def check(claim: Claim, context: Context) -> list[Finding] | None:

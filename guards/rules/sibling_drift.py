@@ -57,11 +57,11 @@ import posixpath
 import re
 from dataclasses import dataclass
 
-from ..compose import Compose
+from ..facts.statements import Disagreement, Stated, disagreements
 from ..findings import Finding, Severity
-from ..options import RuleOptions
-from ..statements import Disagreement, Stated, disagreements
+from ..sources.compose.compose import Compose
 from . import Context, Rule
+from .options import RuleOptions
 
 YAML_END = re.compile(r"\.ya?ml\b")
 SIBLING_WORD = re.compile(r"\bsibling\b", re.IGNORECASE)

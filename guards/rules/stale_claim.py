@@ -54,11 +54,11 @@ Good:
 
 from __future__ import annotations
 
-from ..compose import Compose
 from ..findings import Finding, Severity
-from ..notes import Note
-from ..options import RuleOptions
+from ..sources.compose.compose import Compose
+from ..sources.notes.notes import Note
 from . import Context, Rule, summary
+from .options import RuleOptions
 
 
 def check(target: Compose | Note, context: Context) -> list[Finding] | None:

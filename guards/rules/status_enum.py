@@ -21,11 +21,11 @@ Good:
 
 from __future__ import annotations
 
-from ..compose import Compose
 from ..findings import Finding, Severity
-from ..header import STATUSES, missing_selector, status_of
-from ..options import RuleOptions
+from ..sources.compose.compose import Compose
+from ..sources.compose.header import STATUSES, missing_selector, status_of
 from . import Context, Rule
+from .options import RuleOptions
 
 
 def check(compose: Compose, context: Context) -> list[Finding] | None:

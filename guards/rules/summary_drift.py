@@ -44,12 +44,12 @@ from __future__ import annotations
 
 import re
 
-from ..compose import Compose
+from ..facts.statements import Disagreement, Stated, disagreements
 from ..findings import Finding, Severity
-from ..header import HeaderLine
-from ..options import RuleOptions
-from ..statements import Disagreement, Stated, disagreements
+from ..sources.compose.compose import Compose
+from ..sources.compose.header import HeaderLine
 from . import Context, Rule
+from .options import RuleOptions
 
 SHIPPED = re.compile(
     r"\bshipped\s+default(?:\s+combination|\s+tier)?\s*(?:is\s*|:\s*)?"

@@ -29,13 +29,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..compose import Compose
-from ..config import Config
 from ..findings import Finding, Severity
-from ..notes import Note
-from ..options import RuleOptions
-from ..suppress import Directive, directives, path_ignores
+from ..run.suppress import Directive, directives, path_ignores
+from ..sources.compose.compose import Compose
+from ..sources.config import Config
+from ..sources.notes.notes import Note
 from . import Context, Rule
+from .options import RuleOptions
 
 
 def _about(directive: Directive) -> str:

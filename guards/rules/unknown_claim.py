@@ -32,8 +32,8 @@ from __future__ import annotations
 import difflib
 
 from ..findings import Finding, Severity
-from ..options import RuleOptions
 from . import Context, Rule
+from .options import RuleOptions
 
 
 def check(target, context: Context) -> list[Finding] | None:

@@ -45,12 +45,12 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from ..compose import Compose
-from ..engines import SGLANG, VLLM, Knob
+from ..facts.scope import fact
 from ..findings import Finding, Severity
-from ..options import RuleOptions
-from ..scope import fact
+from ..sources.compose.compose import Compose
+from ..sources.compose.engines import SGLANG, VLLM, Knob
 from . import Context, Rule, provenance, summary
+from .options import RuleOptions
 
 
 class Options(RuleOptions):

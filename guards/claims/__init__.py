@@ -1,0 +1,1 @@
+"""The wording matcher: finds where withdrawn claims are still asserted."""

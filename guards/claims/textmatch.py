@@ -1,0 +1,527 @@
+"""Finding a claim's wording in prose, however it was re-wrapped or lightly edited.
+
+Text is normalised (Unicode and case folded, dashes/tildes/multiplication signs/comparison
+signs unified, markdown emphasis and code ticks dropped, ``21,443`` -> ``21443``, ``21k`` ->
+``21000``) and cut into words that keep their source line; identifiers such as ``sm_120`` or
+``fp8_e4m3`` stay one word. A passage repeats a claim where
+
+- one of the claim's distinctive ``match`` phrases appears, at least 80% of its words in order
+  within a window two words longer than the phrase (``nvfp4 KV does NOT work (...)`` for
+  ``nvfp4 KV does NOT work here``), or
+- a run of the passage is dense with word 3-shingles of one of the claim's published wordings
+  (``text`` and ``variants``): runs of at least ``MIN_RUN`` of them, making up at least
+  ``MIN_DENSITY`` of the run, a few words apart from each other, together holding at least
+  ``MIN_SHINGLES`` (about a dozen words' worth: a copy split by an unrelated line or into
+  bullets is one copy),
+
+- a sentence restates one of the claim's statements (a sentence of a wording, or a match
+  phrase) in other words: it holds at least ``RESTATED_SHARE`` of the statement's weight (words
+  weighted by how distinctive they are, ``guards.claims.vocabulary``), at least ``RESTATED_TERMS``
+  distinctive words of it, and at least ``RESTATED_SHINGLES`` of the claim's shingles
+  ("interim, use the MTP tier (its cliff is higher) or set SPEC_N=0"),
+
+and no ``not_match`` phrase covers the match. Whether a match is a stale assertion or a
+correction that reuses the old words is decided by the caller (``guards.claims.scan``), which
+knows the passage's structure. Which passages a matcher is given at all is decided for many
+claims at once by a ``CandidateIndex``: from each passage's words and shingles, computed once,
+never by comparing every passage with every claim.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from bisect import bisect_left, bisect_right
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import cached_property
+from itertools import accumulate, compress, repeat
+from operator import eq, not_, or_
+from sys import intern
+
+SHINGLE = 3
+# A verbatim run shorter than about a dozen words is shared vocabulary (real estates repeat
+# hardware lists such as "RTX PRO 6000 Blackwell, sm_120, and the DGX Spark"), not a copy;
+# shorter distinctive fragments are what `match` phrases and restatements are for.
+MIN_SHINGLES = 10  # claim shingles a copy holds, its runs together
+MIN_RUN = 5  # claim shingles in one dense run of it
+MIN_DENSITY = 0.5  # at least half of the run's shingles come from the claim
+GAP = 6  # shingle positions between hits that still count as one run
+MERGE_GAP = 30  # words between two matches that still make one copy
+PHRASE_SHARE = 0.8  # of a match phrase's words, in order
+PHRASE_SLACK = 2  # extra words a phrase may be spread over
+RESTATED_SHARE = 0.7  # share of a statement's weight a restatement holds
+RESTATED_TERMS = 3  # distinctive words of the statement it holds ...
+DISTINCTIVE = 0.35  # ... each weighing at least this much
+RESTATED_SHINGLES = 2  # and claim shingles it shares
+MIN_STATEMENT = 2.0  # total weight below which a statement is too plain to restate
+ROUNDING = 1e-9  # relative margin on sums of weights, against float rounding
+COPY, RESTATED, PHRASE = 0, 1, 2  # kinds of evidence, weakest first
+KINDS = {COPY: "copy", RESTATED: "restatement", PHRASE: "phrase"}
+TOKEN = re.compile(r"[a-z0-9]+(?:[._][a-z0-9]+)*|[\n\x1e]|[.!?;:](?=\s|$)")
+SENTENCE_ENDS = frozenset(".!?;:")
+UNIT_BREAK = "\x1e"  # the ASCII record separator, kept by normalise: one in text is a space
+BREAKS = frozenset({"\n", UNIT_BREAK})
+SEPARATORS = SENTENCE_ENDS | BREAKS
+SENTENCE = re.compile(r"(?<=[.!?;:])\s+|\n\s*\n")
+
+FOLD = {
+    "—": "-",
+    "–": "-",
+    "‒": "-",
+    "−": "-",
+    "‐": "-",
+    "‑": "-",
+    "≈": "~",
+    "∼": "~",
+    "×": "x",
+    "≥": ">=",
+    "≤": "<=",
+    "→": "->",
+    "⇒": "=>",
+    "‘": "'",
+    "’": "'",
+    "“": '"',
+    "”": '"',
+}
+THOUSANDS = re.compile(r"(?<![0-9,])[0-9]{1,3}(?:,[0-9]{3})++(?![0-9])")
+KILO = re.compile(r"(?<![0-9])([0-9]++)k\b")
+UNDERSCORES = re.compile(r"_+")
+WORD = re.compile(r"[a-z0-9]+(?:[._][a-z0-9]+)*")
+
+
+def normalise(text: str) -> str:
+    # Each step runs only when its characters are present, and every pattern starts with a
+    # literal or a digit: a few MB of notes pass through here on every run.
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+        for old, new in FOLD.items():  # a few replaces beat str.translate on long texts
+            if old in text:
+                text = text.replace(old, new)
+    text = text.casefold()
+    if "," in text:
+        text = THOUSANDS.sub(lambda m: m.group().replace(",", ""), text)
+    if "k" in text:
+        text = KILO.sub(_kilo, text)
+    for mark in ("*", "`", "~~"):
+        if mark in text:
+            text = text.replace(mark, " ")
+    return UNDERSCORES.sub(_underscores, text) if "_" in text else text
+
+
+def _kilo(match: re.Match[str]) -> str:
+    """``21k`` -> ``21000``, unless the digits are the tail of a longer word (``sm_12k``)."""
+    start = match.start()
+    if start and (match.string[start - 1].isalnum() or match.string[start - 1] in "._"):
+        return match.group()
+    return match.group(1) + "000"
+
+
+def _underscores(match: re.Match[str]) -> str:
+    """Underscores are markup, except inside an identifier (``fp8_e4m3``)."""
+    text, start, end = match.string, match.start(), match.end()
+    inside = start > 0 and end < len(text) and text[start - 1].isalnum() and text[end].isalnum()
+    return match.group() if inside else " "
+
+
+def words(text: str) -> list[str]:
+    return WORD.findall(normalise(text))
+
+
+@dataclass(frozen=True)
+class Token:
+    word: str
+    line: int
+    unit: int  # index of the passage unit (sentence group, table row, list item) it sits in
+    sentence: int = 0  # index of the sentence within the passage
+
+
+class Tokens:
+    """A passage's words with their lines, units and sentences, and what every matcher asks of
+    them, computed once: the word sequence, its 3-shingles, the sentences. Kept as parallel
+    lists built by whole-unit scans (a large note's section has tens of thousands of words, and
+    a Python step per word is what makes a scan slow)."""
+
+    def __init__(self, units: list[list[tuple[int, str]]]) -> None:
+        # One normalisation for the whole passage and one word scan per unit give the words
+        # and their units. Lines and sentences need a finer scan, in which line breaks and
+        # sentence ends come out as tokens of their own; running counts of them (C-level
+        # map/accumulate, no Python step per word) place every word - done only for passages
+        # a claim may match.
+        self._numbers = [line for unit in units for line, _ in unit]
+        self.normalised = normalise(joined(units))
+        # each distinct word once in memory, however many passages use it (10,000 notes)
+        self.unit_words = [
+            list(map(intern, WORD.findall(text))) for text in self.normalised.split(UNIT_BREAK)
+        ]
+        self.sequence: list[str] = [w for unit in self.unit_words for w in unit]
+
+    @property
+    def vocabulary(self) -> set[str]:
+        """The distinct words, built when asked (kept for every passage, the sets would take
+        more memory than the words)."""
+        return set(self.sequence)
+
+    @cached_property
+    def _scan(self) -> tuple[list[str], list[bool]]:
+        tokens = TOKEN.findall(self.normalised)
+        return tokens, list(map(not_, map(SEPARATORS.__contains__, tokens)))
+
+    def _running(self, counted: Iterable[bool]) -> list[int]:
+        return list(compress(accumulate(counted), self._scan[1]))
+
+    @cached_property
+    def lines(self) -> list[int]:
+        counts = self._running(map(BREAKS.__contains__, self._scan[0]))
+        return list(map(self._numbers.__getitem__, counts))
+
+    @cached_property
+    def units(self) -> list[int]:
+        return [index for index, words in enumerate(self.unit_words) for _ in words]
+
+    @cached_property
+    def sentence_ids(self) -> list[int]:
+        tokens = self._scan[0]
+        ends = map(SENTENCE_ENDS.__contains__, tokens)
+        return self._running(map(or_, ends, map(eq, tokens, repeat(UNIT_BREAK))))
+
+    def __len__(self) -> int:
+        return len(self.sequence)
+
+    def __getitem__(self, index: int) -> Token:
+        return Token(
+            self.sequence[index], self.lines[index], self.units[index], self.sentence_ids[index]
+        )
+
+    def shingle_hits(self, wanted: set[tuple[str, ...]]) -> set[int]:
+        """Positions where a shingle of ``wanted`` starts. Shingles whose words the passage
+        does not all use are dropped first: most passages never build their own shingles."""
+        vocabulary = self.vocabulary
+        possible = {
+            s for s in wanted if s[0] in vocabulary and s[1] in vocabulary and s[2] in vocabulary
+        }
+        if not possible:
+            return set()
+        seq = self.sequence
+        firsts = {s[0] for s in possible}
+        return {
+            i
+            for i in range(len(seq) - SHINGLE + 1)
+            if seq[i] in firsts and (seq[i], seq[i + 1], seq[i + 2]) in possible
+        }
+
+    def positions(self, words: set[str]) -> list[int]:
+        """Where any of ``words`` occurs, in order."""
+        return [i for i, word in enumerate(self.sequence) if word in words]
+
+    @cached_property
+    def sentences(self) -> list[tuple[int, int]]:
+        """Token spans (inclusive) of the sentences."""
+        ids = self.sentence_ids
+        starts = [i for i in range(len(ids)) if i == 0 or ids[i] != ids[i - 1]]
+        return [(a, b - 1) for a, b in zip(starts, [*starts[1:], len(ids)], strict=True)]
+
+    def sentence_span(self, sentence: int) -> tuple[int, int]:
+        """Token span (inclusive) of one sentence, by id."""
+        start = bisect_left(self.sentence_ids, sentence)
+        return start, bisect_right(self.sentence_ids, sentence) - 1
+
+    @cached_property
+    def unit_sentences(self) -> dict[int, list[tuple[str, ...]]]:
+        """The sentences of each unit, as words."""
+        found: dict[int, list[tuple[str, ...]]] = {}
+        for a, b in self.sentences:
+            found.setdefault(self.units[a], []).append(tuple(self.sequence[a : b + 1]))
+        return found
+
+
+def tokenize(units: list[list[tuple[int, str]]]) -> Tokens:
+    """The words of a passage's units, each with its source line, unit and sentence."""
+    return Tokens(units)
+
+
+def joined(units: list[list[tuple[int, str]]]) -> str:
+    """A passage's text: lines joined by line breaks, units by ``UNIT_BREAK`` (a record
+    separator written in the text itself becomes a space, so only units are split by it)."""
+    text = UNIT_BREAK.join("\n".join(text for _, text in unit) for unit in units)
+    if text.count(UNIT_BREAK) >= len(units):
+        text = UNIT_BREAK.join(
+            "\n".join(line.replace(UNIT_BREAK, " ") for _, line in unit) for unit in units
+        )
+    return text
+
+
+def statements(texts: list[str]) -> list[tuple[str, ...]]:
+    """The sentences of some wordings, as words."""
+    return [s for text in texts for part in SENTENCE.split(text) if (s := tuple(words(part)))]
+
+
+@dataclass(frozen=True)
+class Match:
+    """Where a passage repeats a claim: token span (inclusive) and how it matched."""
+
+    start: int
+    end: int
+    shingles: int  # claim shingles inside the span
+    how: str  # the strongest evidence inside it: "phrase" | "restatement" | "copy"
+
+    @property
+    def phrase(self) -> bool:
+        return self.how == "phrase"
+
+
+class ClaimMatcher:
+    """Finds one claim's wordings and phrases in a passage's tokens."""
+
+    def __init__(
+        self,
+        wordings: list[str],
+        phrases: list[str],
+        not_match: list[str],
+        weight: Callable[[str], float] = lambda word: 1.0,
+    ) -> None:
+        self.shingles: set[tuple[str, ...]] = set()
+        for wording in wordings:
+            self.shingles |= shingles(words(wording))
+        self.phrases = [p for p in (tuple(words(phrase)) for phrase in phrases) if p]
+        self.not_match = [p for p in (tuple(words(phrase)) for phrase in not_match) if p]
+        self.weight = weight
+        self.statements = [
+            (set(s), sum(weight(w) for w in set(s))) for s in statements(wordings) + self.phrases
+        ]
+        self.statements = [(s, total) for s, total in self.statements if total >= MIN_STATEMENT]
+
+    def find(self, tokens: Tokens) -> list[Match]:
+        sequence = tokens.sequence
+        hits = tokens.shingle_hits(self.shingles)
+        if not hits and not any(tokens.vocabulary.intersection(p) for p in self.phrases):
+            return []
+
+        def held(start: int, end: int) -> int:
+            return sum(1 for h in hits if start <= h <= end)
+
+        runs = [run for run in map(_trimmed, _runs(sorted(hits))) if _dense(run)]
+        copies = _merge([(run[0], run[-1] + SHINGLE - 1, COPY) for run in runs])
+        spans = [s for s in copies if held(s[0], s[1]) >= MIN_SHINGLES]
+        spans += [(start, end, PHRASE) for start, end in self._phrase_spans(tokens)]
+        # Restatements are for rewordings nothing stronger found: next to a copy or a phrase
+        # they would only stretch it onto neighbouring lines.
+        spans += [
+            (start, end, RESTATED)
+            for start, end in self._restatements(tokens, hits)
+            if all(end < a or start > b for a, b, _ in spans)
+        ]
+        excluded = [span for phrase in self.not_match for span in _exact(sequence, phrase)]
+        kept = [s for s in spans if not any(a <= s[0] and s[1] <= b for a, b in excluded)]
+        return [
+            Match(start, end, held(start, end), KINDS[kind])
+            for start, end, kind in _merge(sorted(kept))
+        ]
+
+    def _restatements(self, tokens: Tokens, hits: set[int]) -> list[tuple[int, int]]:
+        """Sentences that hold most of the weight of one of the claim's statements, from the
+        first to the last word they share with it."""
+        if not self._restated(tokens.vocabulary):
+            return []  # if the whole passage restates nothing, none of its sentences does
+        ids = tokens.sentence_ids
+        inside_sentence = Counter(
+            ids[h] for h in hits if h + SHINGLE - 1 < len(ids) and ids[h + SHINGLE - 1] == ids[h]
+        )
+        spans = []
+        for sentence, count in inside_sentence.items():
+            if count < RESTATED_SHINGLES:
+                continue
+            start, end = tokens.sentence_span(sentence)
+            shared = self._restated(set(tokens.sequence[start : end + 1]))
+            inside = [i for i in range(start, end + 1) if tokens.sequence[i] in shared]
+            if inside:
+                spans.append((inside[0], inside[-1]))
+        return sorted(spans)
+
+    def _restated(self, terms: set[str]) -> set[str]:
+        """The words ``terms`` share with the first statement they restate, if any."""
+        for statement, total in self.statements:
+            shared = statement & terms
+            distinctive = [w for w in shared if self.weight(w) >= DISTINCTIVE]
+            held = sum(self.weight(w) for w in shared)
+            if len(distinctive) >= RESTATED_TERMS and held >= RESTATED_SHARE * total:
+                return shared
+        return set()
+
+    def _phrase_spans(self, tokens: Tokens) -> list[tuple[int, int]]:
+        spans = []
+        for phrase in self.phrases:
+            need = _need(phrase)
+            heads = set(phrase[: len(phrase) - need + 1])  # a match may skip leading words
+            if not _may_hold(tokens.vocabulary, phrase):
+                continue
+            starts = tokens.positions(heads)
+            for start in starts:
+                end = _in_order(tokens.sequence, start, phrase, need)
+                if end is not None:
+                    spans.append((start, end))
+        return spans
+
+    # -- what the candidate index asks of a claim, without looking at any passage --------------
+
+    def possible(self, vocabulary: set[str], hits: int) -> bool:
+        """Whether a passage using ``vocabulary``, where ``hits`` positions start a shingle of
+        the claim, can match it at all: the conditions ``find`` checks before anything else. A
+        copy holds ``MIN_SHINGLES`` hits, a phrase ``PHRASE_SHARE`` of its words, a restatement
+        a statement's words (``_restated``) and ``RESTATED_SHINGLES`` hits."""
+        if hits >= MIN_SHINGLES or any(_may_hold(vocabulary, p) for p in self.phrases):
+            return True
+        return hits >= RESTATED_SHINGLES and bool(self._restated(vocabulary))
+
+    def anchors(self, frequency: Callable[[str], int]) -> set[str]:
+        """Words one of which every passage holds where a phrase or a restatement of the claim
+        can be found, the rarest (by ``frequency``) that suffice: a phrase may miss
+        ``1 - PHRASE_SHARE`` of its words, so any that many plus one of them will do; a
+        statement is restated by ``RESTATED_TERMS`` of its distinctive words holding
+        ``RESTATED_SHARE`` of its weight, so a passage without words weighing the rest, or
+        without all but ``RESTATED_TERMS - 1`` of its distinctive words, restates nothing."""
+        found: set[str] = set()
+        for phrase in self.phrases:
+            rarest = sorted(set(phrase), key=lambda w: (frequency(w), w))
+            found.update(rarest[: max(0, len(rarest) - _need(phrase) + 1)])
+        for statement, total in self.statements:
+            found |= self._statement_anchors(statement, total, frequency)
+        return found
+
+    def _statement_anchors(
+        self, statement: set[str], total: float, frequency: Callable[[str], int]
+    ) -> set[str]:
+        distinctive = sum(1 for w in statement if self.weight(w) >= DISTINCTIVE)
+        if distinctive < RESTATED_TERMS:
+            return set()  # too few distinctive words to ever be restated
+        spare_terms = distinctive - RESTATED_TERMS  # distinctive words a restatement may lack
+        spare_weight = (1 - RESTATED_SHARE) * total * (1 + ROUNDING)  # weight it may lack
+        chosen: set[str] = set()
+        terms, held = 0, 0.0
+        for word in sorted(statement, key=lambda w: (frequency(w), w)):
+            chosen.add(word)
+            terms += self.weight(word) >= DISTINCTIVE
+            held += self.weight(word)
+            if terms > spare_terms or held > spare_weight:
+                break
+        return chosen
+
+
+class CandidateIndex:
+    """Which of many claims a passage can match at all, from the passage's own words and
+    shingles (each computed once) and an inverted index of the claims' terms: a claim shingle
+    names the claims that use it, an anchor word (``ClaimMatcher.anchors``) the claims whose
+    phrases or statements it anchors. A passage is a candidate for a claim when it holds
+    ``MIN_SHINGLES`` positions of the claim's shingles, or an anchor word of the claim and
+    ``ClaimMatcher.possible`` agrees. Every pair ``ClaimMatcher.find`` matches is a candidate;
+    the work per passage grows with what it shares with the claims, not with their number."""
+
+    def __init__(self, matchers: dict[str, ClaimMatcher], frequency: Callable[[str], int]) -> None:
+        """``frequency``: how many units of the estate use a word (rare anchors come first)."""
+        self.matchers = matchers
+        self.shingle_owners: dict[tuple[str, ...], list[str]] = {}
+        self.word_owners: dict[str, list[str]] = {}
+        for key, matcher in matchers.items():
+            for shingle in matcher.shingles:
+                self.shingle_owners.setdefault(shingle, []).append(key)
+            for word in matcher.anchors(frequency):
+                self.word_owners.setdefault(word, []).append(key)
+
+    def hits(self, tokens: Tokens) -> Counter[str]:
+        """For each claim, the positions of the passage that start one of its shingles."""
+        sequence = tokens.sequence
+        owners = self.shingle_owners
+        shingles = zip(sequence, sequence[1:], sequence[2:], strict=False)
+        found: Counter[str] = Counter()
+        for shingle, count in Counter(filter(owners.__contains__, shingles)).items():
+            for key in owners[shingle]:
+                found[key] += count
+        return found
+
+    def candidates(self, tokens: Tokens) -> set[str]:
+        """The claims the passage can match."""
+        hits = self.hits(tokens)
+        found = {key for key, count in hits.items() if count >= MIN_SHINGLES}
+        checked = set(found)
+        vocabulary = tokens.vocabulary
+        for word in self.word_owners.keys() & vocabulary:
+            for key in self.word_owners[word]:
+                if key not in checked:
+                    checked.add(key)
+                    if self.matchers[key].possible(vocabulary, hits[key]):
+                        found.add(key)
+        return found
+
+
+def _need(phrase: tuple[str, ...]) -> int:
+    """Words of a phrase a match holds."""
+    return math.ceil(PHRASE_SHARE * len(phrase))
+
+
+def _may_hold(vocabulary: set[str], phrase: tuple[str, ...]) -> bool:
+    """A passage using ``vocabulary`` holds enough distinct words of ``phrase`` to match it."""
+    return len(vocabulary.intersection(phrase)) >= _need(phrase)
+
+
+def _in_order(sequence: list[str], start: int, phrase: tuple[str, ...], need: int) -> int | None:
+    """Last position of a greedy in-order match of ``phrase`` starting at ``start`` within
+    the window, when at least ``need`` of its words are found."""
+    limit = min(len(sequence), start + len(phrase) + PHRASE_SLACK)
+    at, found, last = start, 0, None
+    for word in phrase:
+        for position in range(at, limit):
+            if sequence[position] == word:
+                found, last, at = found + 1, position, position + 1
+                break
+    return last if found >= need and last is not None else None
+
+
+def _exact(sequence: list[str], phrase: tuple[str, ...]) -> list[tuple[int, int]]:
+    size = len(phrase)
+    return [
+        (i, i + size - 1)
+        for i in range(len(sequence) - size + 1)
+        if tuple(sequence[i : i + size]) == phrase
+    ]
+
+
+def shingles(tokens: list[str] | tuple[str, ...]) -> set[tuple[str, ...]]:
+    return {tuple(tokens[i : i + SHINGLE]) for i in range(len(tokens) - SHINGLE + 1)}
+
+
+def _runs(hits: list[int]) -> list[list[int]]:
+    runs: list[list[int]] = []
+    for position in hits:
+        if runs and position - runs[-1][-1] <= GAP:
+            runs[-1].append(position)
+        else:
+            runs.append([position])
+    return runs
+
+
+def _trimmed(run: list[int]) -> list[int]:
+    """Drop stray hits at a run's edges: a copy starts and ends with consecutive shingles,
+    while a common word triple just before it ("SPEC_N=0 mitigates") stands alone."""
+    while len(run) > 2 and run[1] - run[0] > 1:
+        run = run[1:]
+    while len(run) > 2 and run[-1] - run[-2] > 1:
+        run = run[:-1]
+    return run
+
+
+def _dense(run: list[int]) -> bool:
+    return len(run) >= MIN_RUN and len(run) / (run[-1] - run[0] + 1) >= MIN_DENSITY
+
+
+def _merge(spans: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+    """Spans a few words apart are one match, of the strongest kind among them."""
+    merged: list[tuple[int, int, int]] = []
+    for start, end, kind in spans:
+        if merged and start - merged[-1][1] <= MERGE_GAP:
+            first, last, strongest = merged[-1]
+            merged[-1] = (first, max(last, end), max(strongest, kind))
+        else:
+            merged.append((start, end, kind))
+    return merged

@@ -1,0 +1,1 @@
+"""What a compose ships and what its prose says: pure functions over sources' objects."""

@@ -1,0 +1,1 @@
+"""discover -> estate -> suite -> Run: the check run and what it keeps."""

@@ -1,0 +1,154 @@
+"""Discovery: which files of the estate (or of the named paths) are composes and notes.
+
+Cheap and apart from loading: a run looks at what discovery found before it parses anything
+(``guards.run.cache`` keys a run by it).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import GuardsError
+from ..sources.config import ALWAYS_EXCLUDED, Config
+from ..sources.paths import check_path
+
+YAML_SUFFIXES = (".yml", ".yaml")
+
+
+@dataclass
+class Found:
+    """What discovery found: compose candidates (path, certainly a compose), notes, and the
+    paths it could not look at."""
+
+    composes: list[tuple[Path, bool]]
+    notes: list[Path]
+    errors: list[GuardsError]
+    named: bool  # the paths were named, not discovered under the root
+
+
+def discover(config: Config, paths: list[Path] | None = None) -> Found:
+    errors: list[GuardsError] = []
+    composes, notes = _targets(config, paths, errors)
+    return Found(composes, notes, errors, bool(paths))
+
+
+def shown_path(config: Config, path: Path) -> str:
+    """A path as users see it: relative to the root with ``/`` when it is inside the root."""
+    # abspath, not resolve(): a symlink is shown (and matched) under its own name.
+    try:
+        return Path(os.path.abspath(path)).relative_to(os.path.abspath(config.root)).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _targets(
+    config: Config, paths: list[Path] | None, errors: list[GuardsError]
+) -> tuple[list[tuple[Path, bool]], list[Path]]:
+    """Compose candidates (path, certainly a compose) and notes to load."""
+    if not paths:
+        return _discover(config, config.root, errors)
+    composes: list[tuple[Path, bool]] = []
+    notes: list[Path] = []
+    for path in paths:
+        try:
+            check_path(path, str(path))
+        except GuardsError as exc:
+            errors.append(exc)
+            continue
+        if path.is_dir():
+            found = _discover(config, path, errors)
+            composes += found[0]
+            notes += found[1]
+        elif not path.exists():
+            errors.append(GuardsError("no such file or directory", shown_path(config, path)))
+        elif _outside(config, path):
+            errors.append(
+                GuardsError(
+                    f"is outside the estate (--root {config.root}); not checked",
+                    shown_path(config, path),
+                )
+            )
+        elif not _excluded(config, shown_path(config, path)):
+            _sort(config, path, composes, notes)
+    return list(dict.fromkeys(composes)), list(dict.fromkeys(notes))
+
+
+def _outside(config: Config, path: Path) -> bool:
+    shown = shown_path(config, path)
+    return shown.startswith(("/", "../")) or shown == ".."
+
+
+def _discover(
+    config: Config, top: Path, errors: list[GuardsError]
+) -> tuple[list[tuple[Path, bool]], list[Path]]:
+    composes: list[tuple[Path, bool]] = []
+    notes: list[Path] = []
+    for path in _walk(config, top, errors):
+        _sort(config, path, composes, notes)
+    return composes, notes
+
+
+def _sort(config: Config, path: Path, composes: list[tuple[Path, bool]], notes: list[Path]) -> None:
+    """A file named or found goes where the settings' globs put it (or nowhere)."""
+    kind = _kind(config, path)
+    if kind == "note":
+        notes.append(path)
+    elif kind is not None:
+        composes.append((path, kind == "compose"))
+
+
+def _walk(config: Config, top: Path, errors: list[GuardsError]) -> list[Path]:
+    found: list[Path] = []
+
+    def unreadable(error: OSError) -> None:
+        errors.append(
+            GuardsError(
+                f"cannot list directory: {error.strerror}",
+                shown_path(config, Path(error.filename or top)),
+            )
+        )
+
+    for folder, dirs, files in os.walk(top, onerror=unreadable):
+        base = Path(folder)
+        dirs[:] = sorted(
+            d
+            for d in dirs
+            if d not in ALWAYS_EXCLUDED and not _excluded(config, shown_path(config, base / d))
+        )
+        for name in sorted(files):
+            path = base / name
+            if not _excluded(config, shown_path(config, path)):
+                found.append(path)
+    return found
+
+
+def _kind(config: Config, path: Path) -> str | None:
+    shown = shown_path(config, path)
+    if _matches(shown, config.notes):
+        return "note"
+    if path.suffix not in YAML_SUFFIXES or shown == config.claims:
+        return None
+    if config.composes is not None:
+        return "compose" if _matches(shown, config.composes) else None
+    return "candidate"  # without config: a compose if it has a top-level `services:` key
+
+
+def _matches(shown: str, patterns: tuple[str, ...]) -> bool:
+    return any(glob_match(shown, pattern) for pattern in patterns)
+
+
+def glob_match(shown: str, pattern: str) -> bool:
+    """Glob match where ``**/`` may match no directory at all (``a/**/*.yml`` matches a/x.yml)."""
+    if fnmatch.fnmatchcase(shown, pattern):
+        return True
+    return "**/" in pattern and fnmatch.fnmatchcase(shown, pattern.replace("**/", ""))
+
+
+def _excluded(config: Config, shown: str) -> bool:
+    return any(
+        glob_match(shown, pattern) or shown.startswith(pattern.rstrip("/") + "/")
+        for pattern in config.exclude
+    )

@@ -1,0 +1,174 @@
+"""Discovery and loading: config -> files -> one read-only :class:`Estate`.
+
+Every input is read and parsed once. An input that cannot be read or parsed becomes an entry
+in :attr:`Estate.errors` (the run goes on and exits 2: coverage was partial); an invalid
+registry or config raises at once.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import GuardsError
+from ..sources import yamlsrc
+from ..sources.compose.compose import Compose, parse_compose
+from ..sources.config import Config
+from ..sources.paths import inside
+from . import cache, parallel
+from .discovery import Found, discover, glob_match, shown_path
+
+if TYPE_CHECKING:
+    from ..claims.scan import ClaimScan
+    from ..facts.regions import RegionError, Rendered
+    from ..sources.notes.notes import Note
+    from ..sources.registry import Registry
+
+SERVICES_LINE = re.compile(r"^services\s*:", re.MULTILINE)
+
+
+@dataclass
+class Estate:
+    root: Path
+    config: Config
+    registry: Registry
+    composes: list[Compose] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
+    errors: list[GuardsError] = field(default_factory=list)
+    remarks: list[str] = field(default_factory=list)  # what --verbose explains
+    _rendered: dict[str, list[Rendered] | RegionError] = field(default_factory=dict, repr=False)
+
+    @property
+    def files(self) -> int:
+        return len(self.composes) + len(self.notes)
+
+    @cached_property
+    def compose_names(self) -> frozenset[str]:
+        """How comments name the estate's composes (``guards.facts.figures.estate_names``)."""
+        from ..facts.figures import estate_names
+
+        return estate_names(c.path for c in self.composes)
+
+    def prepare(self) -> None:
+        """Build what every check shares, once (before worker processes inherit the estate,
+        each of which would build it again)."""
+        _ = self.compose_names
+        self.claim_scan.prepare()
+
+    @cached_property
+    def claim_scan(self) -> ClaimScan:
+        """The estate read for claims (passages, vocabulary), built once when first used."""
+        from ..claims.scan import ClaimScan
+
+        return ClaimScan(self)
+
+    def rendered_regions(self, compose: Compose) -> list[Rendered] | RegionError:
+        """The compose's regions as its templates render them, once per compose (the region
+        guards share it); a region that cannot be rendered gives its error."""
+        cache = self._rendered
+        if compose.path not in cache:
+            from ..facts.regions import (  # jinja2 only for files with regions
+                RegionError,
+                render_regions,
+            )
+
+            try:
+                cache[compose.path] = render_regions(
+                    compose, self.registry, self.root / self.config.templates, self.root
+                )
+            except RegionError as exc:
+                cache[compose.path] = exc
+        return cache[compose.path]
+
+
+def load_estate(
+    config: Config,
+    paths: list[Path] | None = None,
+    env: Mapping[str, str] | None = None,
+    found: Found | None = None,
+    workers: int = 1,
+) -> Estate:
+    """The estate: ``found`` by discovery (of ``paths``, or under the root), parsed in
+    ``workers`` processes when there are enough files (``guards.run.parallel``)."""
+    registry, remark = _registry(config)
+    estate = Estate(config.root, config, registry, remarks=[remark] if remark else [])
+    found = found or discover(config, paths)
+    estate.errors += found.errors
+    if not found.named:
+        _unmatched_patterns(config, (found.composes, found.notes), estate)
+    files = [*found.composes, *((path, None) for path in found.notes)]
+    parse = functools.partial(_parse_file, config, env)
+    for parsed in parallel.ordered_map(parse, files, workers):
+        if isinstance(parsed, GuardsError):
+            estate.errors.append(parsed)
+        elif isinstance(parsed, Compose):
+            estate.composes.append(parsed)
+        elif parsed is not None:
+            estate.notes.append(parsed)
+    return estate
+
+
+def _parse_file(
+    config: Config, env: Mapping[str, str] | None, file: tuple[Path, bool | None]
+) -> Compose | Note | GuardsError | None:
+    """A compose (``certain``: named as one; else a candidate, one if it has a top-level
+    ``services:``), or a note (``certain`` None); the error that stopped it."""
+    path, certain = file
+    shown = shown_path(config, path)
+    try:
+        text = yamlsrc.read_text(inside(config.root, path, shown), shown, config.max_bytes)
+        if certain is None:
+            from ..sources.notes.notes import parse_note
+
+            return parse_note(text, shown)
+        return parse_compose(text, shown, env) if certain or SERVICES_LINE.search(text) else None
+    except GuardsError as error:
+        return error
+
+
+def _registry(config: Config) -> tuple[Registry, str | None]:
+    path = config.claims_path
+    shown = shown_path(config, path)
+    if not path.exists():
+        cache.record(path, None)
+        if config.claims_named:
+            raise GuardsError(f"claims registry named by {config.source} does not exist", shown)
+        from ..sources.registry import empty
+
+        return empty(shown), (f"no {shown}: claim guards run against an empty registry")
+    from ..sources.registry import load
+
+    registry = load(path, shown, config.max_bytes)
+    return registry, f"registry {shown}: {len(registry.claims)} claims"
+
+
+def _unmatched_patterns(
+    config: Config, found: tuple[list[tuple[Path, bool]], list[Path]], estate: Estate
+) -> None:
+    """A pattern the config names that selects no file, or an estate with nothing to check,
+    is an error: a misconfigured CI must not pass with `0 pass / 0 fail`."""
+    shown = [shown_path(config, p) for p, _ in found[0]] + [shown_path(config, p) for p in found[1]]
+    for key, patterns in (("composes", config.composes or ()), ("notes", config.notes)):
+        if key not in config.named:
+            continue
+        for pattern in patterns:
+            if not any(glob_match(path, pattern) for path in shown):
+                estate.errors.append(
+                    GuardsError(
+                        f"`{key}` pattern {pattern!r} matches no file",
+                        config.source,
+                        config.line_of(key),
+                    )
+                )
+    if not shown and not estate.registry.claims and not estate.errors:
+        estate.errors.append(
+            GuardsError(
+                "nothing to check: no compose, no note and no claim found under the root",
+                config.source or shown_path(config, config.root),
+            )
+        )

@@ -1,0 +1,137 @@
+"""Run the selected rules over every target of an estate -> one :class:`Run`.
+
+Each check is one rule applied to one target, with its own :class:`Context`: a rule reads the
+read-only estate and its validated options and returns findings, so checks are independent of
+each other and of their order. The runner applies the configured severity, gives every
+finding its fingerprint, and waives what the suppressions cover (``guards.run.suppress``).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from datetime import date
+
+from ..findings import CheckResult, Finding, Run, Severity, with_fingerprints
+from ..rules import Context, Rule
+from ..rules.options import RuleOptions
+from ..sources.compose.compose import Compose
+from ..sources.compose.header import status_of
+from . import parallel
+from .estate import Estate
+from .suppress import waive
+
+
+def run(
+    estate: Estate,
+    rules: list[Rule],
+    settings: Mapping[str, RuleOptions] | None = None,
+    today: date | None = None,
+    workers: int = 1,
+) -> Run:
+    """Every check of ``rules``; then the suppressions waive what they cover, and the rules
+    that judge the suppressions run last, on what the others found. The checks are split
+    among ``workers`` processes when there are enough of them (``guards.run.parallel``)."""
+    settings = settings or {}
+    today = today or date.today()
+    remarks = list(estate.remarks)
+    ran = frozenset(rule.id for rule in rules)
+    common = Common(estate, settings, today, ran)
+    first = [rule for rule in rules if not rule.after_others]
+    if workers > 1:
+        estate.prepare()  # once, before the workers inherit the estate
+    results = waive(_checks(common, first, (), remarks, workers), estate, today)
+    last = [rule for rule in rules if rule.after_others]
+    judged = _checks(common, last, tuple(results), remarks, workers)
+    results += waive(judged, estate, today)
+    return Run(
+        tuple(results),
+        tuple(estate.errors),
+        tuple(r.id for r in rules),
+        estate.files,
+        tuple(remarks),
+        frozenset(_checked(estate)),
+        rules_url=estate.config.rules_url,
+    )
+
+
+@dataclass(frozen=True)
+class Common:
+    """What every check of a run shares."""
+
+    estate: Estate
+    settings: Mapping[str, RuleOptions]
+    today: date
+    ran: frozenset[str]
+
+
+def _checked(estate: Estate) -> list[str]:
+    paths = [c.path for c in estate.composes] + [n.path for n in estate.notes]
+    return paths + ([estate.registry.path] if estate.registry.claims else [])
+
+
+def _checks(
+    common: Common,
+    rules: list[Rule],
+    earlier: tuple[CheckResult, ...],
+    remarks: list[str],
+    workers: int,
+) -> list[CheckResult]:
+    jobs = [(rule, *target) for rule in rules for target in _targets(common.estate, rule.targets)]
+    check = functools.partial(_check, common, earlier)
+    results: list[CheckResult] = []
+    for result, said in parallel.ordered_map(check, jobs, workers):
+        remarks += said
+        if result is not None:
+            results.append(result)
+    return results
+
+
+def _check(
+    common: Common,
+    earlier: tuple[CheckResult, ...],
+    job: tuple[Rule, object, str, list[str] | None],
+) -> tuple[CheckResult | None, tuple[str, ...]]:
+    """One rule on one target, and its remarks; no result when the settings skip the target
+    or the rule does not apply to it."""
+    rule, target, name, lines = job
+    estate = common.estate
+    treatment = _treatment(estate, target)
+    if treatment == "skip":
+        return None, ()
+    context = Context(estate, common.settings, today=common.today, earlier=earlier, ran=common.ran)
+    findings = rule.check(target, context)
+    remarks = tuple(context.remarks)
+    if findings is None:
+        return None, remarks
+    ordered = sorted(findings, key=Finding.sort_key)
+    severity = common.settings[rule.id].severity if rule.id in common.settings else None
+    if treatment == "warning":
+        ordered = [replace(f, severity=Severity.WARNING) for f in ordered]
+    elif severity is not None:
+        ordered = [replace(f, severity=severity) for f in ordered]
+    return CheckResult(rule.id, name, tuple(with_fingerprints(ordered, lines)), remarks), remarks
+
+
+def _treatment(estate: Estate, target: object) -> str:
+    """``by-status``: what the settings say to do with a compose of its Status."""
+    if not estate.config.by_status or not isinstance(target, Compose):
+        return "check"
+    field = target.header.field("Status")
+    status = status_of(field.first_value) if field else None
+    return estate.config.by_status.get(status or "", "check")
+
+
+def _targets(estate: Estate, kinds: tuple[str, ...]) -> list[tuple[object, str, list[str] | None]]:
+    found: list[tuple[object, str, list[str] | None]] = []
+    if "compose" in kinds:
+        found += [(c, c.path, c.lines) for c in estate.composes]
+    if "note" in kinds:
+        found += [(n, n.path, n.lines) for n in estate.notes]
+    if "claim" in kinds:
+        found += [(c, f"{estate.registry.path}#{c.id}", None) for c in estate.registry.claims]
+    config = estate.config
+    if "config" in kinds and config.source is not None:
+        found.append((config, config.source, config.source_text.split("\n")))
+    return found

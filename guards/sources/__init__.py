@@ -1,0 +1,1 @@
+"""Bytes -> objects: the only code that opens a file to read it."""

@@ -1,0 +1,1 @@
+"""A compose file -> Compose: header, comments, services and their knobs."""

@@ -1,0 +1,117 @@
+"""Engine dialects: how each engine's command line maps to canonical knobs.
+
+A :class:`Token` is one argv element after interpolation, with the source line it came from.
+Each dialect module exposes ``knobs(tokens, script) -> dict[str, Knob]``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from ...numbers import to_number
+from ..interpolate import Unresolved
+
+VLLM = "vllm"
+LLAMACPP = "llama.cpp"
+SGLANG = "sglang"
+UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str  # value after interpolation
+    raw: str  # as written in the file
+    line: int
+    column: int
+    variables: tuple[str, ...] = ()
+    from_env: tuple[str, ...] = ()
+    unresolved: tuple[Unresolved, ...] = ()
+    quoted: bool = False  # a quoted YAML list item: ``column`` is its opening quote
+
+    @property
+    def is_flag(self) -> bool:
+        return self.text.startswith("-") and not _is_number(self.text)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Knob:
+    """One effective setting: its value, where it is set, and what controls it."""
+
+    name: str
+    value: str | None  # None: could not be resolved (see ``note``)
+    raw: str
+    line: int
+    column: int
+    source: str  # "command" | "entrypoint" | "image" | "environment"
+    flag: str | None = None
+    variables: tuple[str, ...] = ()
+    from_env: tuple[str, ...] = ()
+    note: str | None = None
+
+    @property
+    def number(self) -> float | None:
+        """The value as a sane number (``guards.sources.numbers``), or None."""
+        return to_number(self.value)
+
+
+@dataclass
+class Flag:
+    name: str
+    token: Token
+    values: list[Token] = field(default_factory=list)
+
+    @property
+    def value(self) -> Token | None:
+        return self.values[0] if self.values else None
+
+
+def _is_number(text: str) -> bool:
+    return to_number(text) is not None
+
+
+def split_flags(tokens: list[Token], takes_value: set[str]) -> list[Flag]:
+    """Group argv into flags with their values (``--flag=value`` included)."""
+    flags: list[Flag] = []
+    current: Flag | None = None
+    for token in tokens:
+        if token.is_flag:
+            name, eq, inline = token.text.partition("=")
+            current = Flag(name, token)
+            flags.append(current)
+            if eq:
+                current.values.append(_value_part(token, name, inline))
+                current = None
+        elif current is not None:
+            current.values.append(token)
+            if current.name in takes_value:
+                current = None
+    return flags
+
+
+def _value_part(token: Token, name: str, text: str) -> Token:
+    """The ``value`` of a ``--flag=value`` token, placed at the value when it is written so."""
+    shift = len(name) + 1 + token.quoted if token.raw.startswith(name + "=") else 0
+    return replace(token, text=text, column=token.column + shift, quoted=False)
+
+
+def knob_from(name: str, flag: Flag, source: str = "command") -> Knob:
+    """A knob set by ``flag``'s first value (or the flag itself for a bare switch)."""
+    token = flag.value or flag.token
+    value: str | None = token.text if flag.value else "true"
+    note = None
+    if token.unresolved:
+        value, note = None, "; ".join(u.reason for u in token.unresolved)
+    elif value is not None and not value.strip():
+        value, note = None, f"{flag.name} is given an empty value"
+    return Knob(
+        name=name,
+        value=value,
+        raw=token.raw,
+        line=token.line,
+        column=token.column,
+        source=source,
+        flag=flag.name,
+        variables=token.variables,
+        from_env=token.from_env,
+        note=note,
+    )

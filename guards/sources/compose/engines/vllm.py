@@ -1,0 +1,147 @@
+"""vLLM: ``vllm serve`` flags -> canonical knobs; the drafter from the entrypoint or command."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ....facts.kv import canonical_kv
+from ..script import EnvEntry, Script, ScriptLine, parse_spec_payload, variable_name
+from . import Flag, Knob, Token, knob_from, split_flags
+
+FLAGS = {
+    "--max-model-len": "max_model_len",
+    "--gpu-memory-utilization": "gpu_memory_utilization",
+    "--max-num-seqs": "max_num_seqs",
+    "--kv-cache-dtype": "kv_cache_dtype",
+    "--tensor-parallel-size": "tensor_parallel_size",
+    "-tp": "tensor_parallel_size",
+    "--pipeline-parallel-size": "pipeline_parallel_size",
+    "-pp": "pipeline_parallel_size",
+    "--attention-backend": "attention_backend",
+    "--dtype": "dtype",
+    "--max-num-batched-tokens": "max_num_batched_tokens",
+    "--model": "model",
+    "--quantization": "quantization",
+    "-q": "quantization",
+    "--limit-mm-per-prompt": "limit_mm_per_prompt",
+    "--language-model-only": "language_model_only",
+    "--port": "port",
+}
+# Flags known to take exactly one value; other flags take the non-flag tokens that follow.
+TAKES_VALUE = set(FLAGS) | {
+    "--speculative-config",
+    "--host",
+    "--port",
+    "--chat-template",
+    "--reasoning-parser",
+    "--tool-call-parser",
+    "--default-chat-template-kwargs",
+    "--override-generation-config",
+    "--long-prefill-token-threshold",
+}
+
+
+def knobs(
+    tokens: list[Token], script: Script | None, environment: dict[str, EnvEntry]
+) -> dict[str, Knob]:
+    flags = split_flags(tokens, TAKES_VALUE)
+    found: dict[str, Knob] = {}
+    for flag in flags:
+        name = FLAGS.get(flag.name)
+        if name and name not in found:
+            found[name] = knob_from(name, flag)
+    served = next((f for f in flags if f.name == "--served-model-name" and f.values), None)
+    if served:
+        found["served_model_name"] = knob_from("served_model_name", served)
+    if "model" not in found and tokens and not tokens[0].is_flag:
+        first = tokens[0]
+        found["model"] = Knob(
+            name="model",
+            value=first.text,
+            raw=first.raw,
+            line=first.line,
+            column=first.column,
+            source="command",
+            flag=None,
+            variables=first.variables,
+            from_env=first.from_env,
+        )
+    entry = environment.get("VLLM_ATTENTION_BACKEND")
+    if "attention_backend" not in found and entry is not None and entry.value:
+        found["attention_backend"] = Knob(
+            name="attention_backend",
+            value=entry.value,
+            raw=entry.value,
+            line=entry.line,
+            column=1,
+            source="environment",
+        )
+    found.update(_drafter(flags, script))
+    return found
+
+
+def _drafter(flags: list[Flag], script: Script | None) -> dict[str, Knob]:
+    literal = next((f for f in flags if f.name == "--speculative-config" and f.value), None)
+    if literal is not None:
+        return _from_command(literal)
+    config = script.spec_config() if script is not None else None
+    if config is None:
+        return {}
+    line = config.line
+    method = Knob(
+        name="drafter_method",
+        value=config.method,
+        raw=line.raw.strip(),
+        line=line.number,
+        column=1,
+        source="entrypoint",
+        flag="--speculative-config",
+    )
+    name = variable_name(config.depth)
+    if name is None:
+        note = None if config.depth else "num_speculative_tokens is not set"
+        depth = replace(
+            method, name="drafter_depth", value=config.depth or None, raw=config.depth, note=note
+        )
+        return {"drafter_method": method, "drafter_depth": depth}
+    assert script is not None
+    evaluated = script.evaluate(name)
+    where = evaluated.line or line
+    depth = replace(
+        method,
+        name="drafter_depth",
+        value=evaluated.value,
+        raw=evaluated.raw or config.depth,
+        line=where.number,
+        column=_column(where),
+        variables=evaluated.variables,
+        from_env=evaluated.from_env,
+        note=evaluated.note,
+    )
+    return {"drafter_method": method, "drafter_depth": depth}
+
+
+def _from_command(flag: Flag) -> dict[str, Knob]:
+    token = flag.value
+    assert token is not None
+    method, depth = parse_spec_payload(token.text)
+    note = "; ".join(u.reason for u in token.unresolved) or None
+    knob = knob_from("drafter_method", flag)
+    return {
+        "drafter_method": replace(knob, value=method, note=None),
+        "drafter_depth": replace(knob, name="drafter_depth", value=depth or None, note=note),
+    }
+
+
+def _column(line: ScriptLine) -> int:
+    return line.column + len(line.raw) - len(line.raw.lstrip())
+
+
+def kv_dtype(kv: str | None, dtype: str | None) -> str | None:
+    """Canonical KV dtype: ``auto`` follows ``--dtype``; vLLM's ``fp8`` means e4m3."""
+    if kv is None:
+        return None
+    kv = kv.lower()
+    if kv == "auto":
+        kv = (dtype or "auto").lower()
+    return canonical_kv(kv)

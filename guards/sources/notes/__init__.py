@@ -1,0 +1,1 @@
+"""Markdown notes -> Note: blocks, sections and what they mark."""

@@ -1,0 +1,1 @@
+"""Everything that changes a file, and nothing else writes."""

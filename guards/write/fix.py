@@ -1,0 +1,262 @@
+"""``guards fix``: every stale copy of a withdrawn claim in a compose (a C001 finding) becomes a
+``claim`` region rendering the claim as it stands now — its retraction, reason and replacement.
+
+Like an unsafe fix in ruff, a fix that would delete text a person wrote is not applied: the
+copy's lines are replaced only when every word on them is the claim's own wording (a light
+edit of one word in a row, ``t/s`` for ``tok/s``, still counts as the copy). A copy with
+other words inside it — an interleaved note, a sentence before it on its first line or after it
+on its last — is left as it is and reported, as is one that is not whole comment lines (a
+trailing comment, a line inside a script). The file's regions are then rendered by
+:func:`guards.facts.regions.regenerate`, with its checks: nothing outside the regions changes, nor the
+YAML data.
+
+The findings come from the estate as loaded; the file is read again, under the write lock,
+and fixed only when its text is still the text they were computed from. Every step is linear
+in the file: the edits are composed, never recovered by diffing the old and new text.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from contextlib import nullcontext
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..claims.textmatch import SHINGLE, normalise
+from ..errors import GuardsError
+from ..facts.regions import indentation, regenerate
+from ..findings import Finding
+from ..sources import edit, yamlsrc
+from ..sources.edit import Edit, apply, line_starts
+from ..sources.registry import Claim, Registry
+
+if TYPE_CHECKING:
+    from ..run.estate import Estate
+    from ..sources.compose.compose import Compose
+
+HAND_WRITTEN = "hand-written text inside the copy"
+# Words of a claim's wording or another script; identifiers (fp8_e4m3, 1.5) stay one word.
+WORD = re.compile(r"[^\W_]+(?:[._][^\W_]+)*")
+LIGHT_EDIT = 1  # words in a row inside a copy that its wording lacks and that still count as it
+# What may stand beside a copy on its first or last line besides the claim's own characters:
+# the bullets and warning signs a copy opens with (as ``guards.claims.scan`` splits units).
+DECORATION = frozenset(" \t#-*•⤷→▸⚠⭐❌✅🧪‼\ufe0f")
+
+
+@dataclass(frozen=True)
+class Fixed:
+    text: str  # the compose with its copies replaced and its regions rendered
+    edits: list[Edit]  # the edits that turn the compose's text into ``text``
+    replaced: list[Finding]  # the copies now inside claim regions
+    left: list[tuple[Finding, str]]  # the copies not replaced, and why
+
+
+@dataclass(frozen=True)
+class Target:
+    """A file with stale copies; ``compose`` is None for a note (copies there are left)."""
+
+    path: str
+    compose: Compose | None
+    copies: list[Finding]
+
+
+def targets(estate: Estate, findings: Iterable[Finding]) -> list[Target]:
+    """The files the C001 ``findings`` are in, each real file once: a path named twice, or a
+    link and its target, is fixed once (a second pass would splice lines that have moved)."""
+    by_path: dict[str, list[Finding]] = {}
+    for finding in findings:
+        by_path.setdefault(finding.path, []).append(finding)
+    composes = {c.path: c for c in estate.composes}
+    seen: set[str] = set()
+    found = []
+    for path, copies in by_path.items():
+        real = os.path.realpath(estate.root / path)
+        if real not in seen:
+            seen.add(real)
+            found.append(Target(path, composes.get(path), list(dict.fromkeys(copies))))
+    return found
+
+
+def fix_compose(
+    estate: Estate, compose: Compose, copies: list[Finding], write: bool
+) -> tuple[Fixed, str, str]:
+    """Fix one compose's copies; the result and the file's text before and after. With
+    ``write``, the read, the check that the file is still the text the copies were found in,
+    and the write happen under the write lock. Raises GuardsError (nothing written)."""
+    path, shown = estate.root / compose.path, compose.path
+    with edit.locked(path, shown) if write else nullcontext():
+        source = edit.read(path, shown, estate.config.max_bytes)
+        if source.text != compose.text:
+            raise GuardsError("changed since it was checked; rerun guards fix", shown)
+        templates = estate.config.templates_path
+        done = fix_stale_copies(source.text, shown, copies, estate.registry, templates, estate.root)
+        after = source.render(done.edits)
+        if write:
+            edit.write(source, after)
+    return done, source.raw, after
+
+
+def fix_stale_copies(
+    text: str,
+    shown: str,
+    copies: list[Finding],
+    registry: Registry,
+    templates: Path | None,
+    root: Path | None,
+) -> Fixed:
+    """``text`` with each copy (a C001 finding in it) that holds nothing but the claim's
+    wording replaced by a rendered claim region."""
+    lines = text.split("\n")
+    starts = [*line_starts(text), len(text)]
+    edits: list[Edit] = []
+    replaced: list[Finding] = []
+    left: list[tuple[Finding, str]] = []
+    last = 0
+    for copy in sorted(copies, key=lambda f: (f.line, f.end_line)):
+        end_line = max(copy.end_line, copy.line)
+        why = _why_left(copy, lines[copy.line - 1 : end_line], last, registry)
+        if why:
+            left.append((copy, why))
+            continue
+        indent = indentation(lines[copy.line - 1])
+        region = f"{indent}# >>> guards:claim {copy.claim}\n{indent}# <<< guards:claim\n"
+        end = starts[end_line] if end_line < len(lines) else len(text)
+        edits.append(Edit(starts[copy.line - 1], end, region))
+        replaced.append(copy)
+        last = end_line
+    staged = apply(text, edits)
+    rendered = regenerate(staged, shown, registry, templates, root, force=False)
+    final = apply(staged, rendered)
+    if yamlsrc.data(text, shown) != yamlsrc.data(final, shown):
+        raise GuardsError(
+            "refusing to write: replacing the stale copies would change the YAML data (is a "
+            "copy inside a block scalar?); nothing written",
+            shown,
+        )
+    return Fixed(final, composed(edits, rendered, final), replaced, left)
+
+
+def _why_left(copy: Finding, lines: list[str], last: int, registry: Registry) -> str | None:
+    """Why a copy (its ``lines``) is not replaced, or None; ``last``: the last line replaced."""
+    if copy.line <= last:
+        return "overlaps a copy already replaced"
+    if not all(line.lstrip().startswith("#") for line in lines):
+        return "not whole comment lines"
+    claim = registry.get(copy.claim or "")
+    if claim is None or hand_written(lines, claim):
+        return HAND_WRITTEN
+    return None
+
+
+# -- what is the copy, and what a person wrote beside it ---------------------------------------
+
+
+def hand_written(lines: list[str], claim: Claim) -> bool:
+    """Whether comment ``lines`` holding a copy of ``claim`` hold anything else: a line with
+    no word of the claim's wording, words before the copy on its first line or after it on its
+    last, more than ``LIGHT_EDIT`` words in a row the wording lacks, or characters beside the
+    copy that are neither the claim's nor a bullet or warning sign. A word is the wording's
+    when a run of ``SHINGLE`` words around it is (a whole ``match`` phrase, when shorter)."""
+    texts = [normalise(line.lstrip()[1:]) for line in lines]
+    words = [(n, m) for n, text in enumerate(texts) for m in WORD.finditer(text)]
+    covered = _covered([m.group() for _, m in words], _wording_runs(claim))
+    if not any(covered):
+        return True
+    first, last = covered.index(True), len(covered) - 1 - covered[::-1].index(True)
+    if first > 0 and words[first - 1][0] == words[first][0]:
+        return True  # words before the copy on its first line
+    if last < len(words) - 1 and words[last + 1][0] == words[last][0]:
+        return True  # words after it on its last line
+    if not _beside_only(texts, words[first], words[last], claim):
+        return True
+    return _uncovered_line(texts, words, covered) or _long_edit(covered[first : last + 1])
+
+
+def _wording_runs(claim: Claim) -> set[tuple[str, ...]]:
+    """Every run of ``SHINGLE`` words of the claim's wordings and phrases (a shorter phrase
+    whole)."""
+    runs: set[tuple[str, ...]] = set()
+    for wording in [*claim.wordings, *claim.match]:
+        said = WORD.findall(normalise(wording))
+        size = min(SHINGLE, len(said))
+        runs.update(tuple(said[i : i + size]) for i in range(len(said) - size + 1) if size)
+    return runs
+
+
+def _covered(words: list[str], runs: set[tuple[str, ...]]) -> list[bool]:
+    """For each word, whether it sits in a run of the wording."""
+    covered = [False] * len(words)
+    for size in {len(run) for run in runs}:
+        for i in range(len(words) - size + 1):
+            if tuple(words[i : i + size]) in runs:
+                covered[i : i + size] = [True] * size
+    return covered
+
+
+def _beside_only(
+    texts: list[str],
+    first: tuple[int, re.Match[str]],
+    last: tuple[int, re.Match[str]],
+    claim: Claim,
+) -> bool:
+    """The characters before the copy's first word and after its last (on those lines) are
+    the claim's own punctuation, bullets or warning signs."""
+    allowed = DECORATION | set(normalise(" ".join([*claim.wordings, *claim.match])))
+    before = texts[first[0]][: first[1].start()]
+    after = texts[last[0]][last[1].end() :]
+    return set(before + after) <= allowed
+
+
+def _uncovered_line(
+    texts: list[str], words: list[tuple[int, re.Match[str]]], covered: list[bool]
+) -> bool:
+    """A line of the copy with no word of the wording (a bare ``#`` line aside)."""
+    has_word = {n for (n, _), hit in zip(words, covered, strict=True) if hit}
+    return any(text.strip(" \t#") and n not in has_word for n, text in enumerate(texts))
+
+
+def _long_edit(covered: list[bool]) -> bool:
+    """More than ``LIGHT_EDIT`` words in a row that the wording lacks."""
+    run = 0
+    for hit in covered:
+        run = 0 if hit else run + 1
+        if run > LIGHT_EDIT:
+            return True
+    return False
+
+
+# -- edits -----------------------------------------------------------------------------------
+
+
+def composed(first: list[Edit], second: list[Edit], final: str) -> list[Edit]:
+    """Edits that take a text straight to ``final``, which is the text with ``first`` applied
+    and then ``second`` (offsets in the text ``first`` made). Each group of edits that touch
+    becomes one edit, in one pass: no diff of the two texts (a diff of many equal lines, a file
+    of bare ``#`` lines, takes time quadratic in the file)."""
+    spans = []
+    shift = 0
+    for one in sorted(first):
+        start = one.start + shift
+        spans.append((start, start + len(one.new), len(one.new) - (one.end - one.start), 0))
+        shift += len(one.new) - (one.end - one.start)
+    spans += [(e.start, e.end, 0, len(e.new) - (e.end - e.start)) for e in second]
+    spans.sort()
+    out: list[Edit] = []
+    before = after = 0  # how far the original and the final text are shifted from this one
+    at = 0
+    while at < len(spans):
+        start, end = spans[at][0], spans[at][1]
+        moved = [spans[at]]
+        at += 1
+        while at < len(spans) and spans[at][0] <= end:
+            end = max(end, spans[at][1])
+            moved.append(spans[at])
+            at += 1
+        origin, target = start - before, start + after
+        before += sum(span[2] for span in moved)
+        after += sum(span[3] for span in moved)
+        out.append(Edit(origin, end - before, final[target : end + after]))
+    return out

@@ -20,6 +20,7 @@ import pytest
 from guards.claims import vocabulary
 from guards.findings import CheckResult, Finding, Run, Severity, Waiver, from_json, to_json
 from guards.run import cache
+from guards.sources import reads
 from tests.cli_helpers import WITHDRAWN_CLAIM, run_guards, tree_digest
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -422,8 +423,8 @@ def kept(tmp_path, monkeypatch):
     source = tmp_path / "estate" / "input.yml"
     source.parent.mkdir()
     source.write_text("services: {}\n")
-    reads = cache.Reads({str(source): cache.state_of(str(source))})
-    store.put(KEY, reads, every_field())
+    recorded = reads.Reads({str(source): reads.state_of(str(source))})
+    store.put(KEY, recorded, every_field())
     [entry] = (tmp_path / "cache").glob(f"*/runs/{KEY}")
     assert store.get(KEY) == every_field()  # the entry as written is a hit
     return store, entry
@@ -568,7 +569,7 @@ def test_an_entry_that_is_not_a_regular_file_of_ours_is_a_miss(kept, tmp_path):
             entry.unlink()
         make()
         assert store.get(KEY) is None, kind
-    store.put(KEY, cache.Reads(), every_field())  # over the folder: not kept, and no error
+    store.put(KEY, reads.Reads(), every_field())  # over the folder: not kept, and no error
     assert entry.is_dir() and store.get(KEY) is None
 
 

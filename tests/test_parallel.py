@@ -97,7 +97,7 @@ def test_chunks_cover_every_item_once_in_order():
 
 
 def test_results_come_back_in_input_order_with_what_workers_read(tmp_path):
-    from guards.run import cache
+    from guards.sources import reads
 
     files = []
     for index in range(20):
@@ -110,9 +110,9 @@ def test_results_come_back_in_input_order_with_what_workers_read(tmp_path):
 
         return int(read_file(path, path.name).text) * 2
 
-    with cache.recording() as reads:
+    with reads.recording() as recorded:
         assert parallel.ordered_map(read, files, 2) == [i * 2 for i in range(20)]
-    assert sorted(reads.states) == sorted(str(p) for p in files) and reads.complete
+    assert sorted(recorded.states) == sorted(str(p) for p in files) and recorded.complete
 
 
 def test_a_worker_that_dies_is_an_error_not_a_hang():

@@ -224,7 +224,7 @@ class ClaimScan:
         return self._passages[key]
 
     def is_history(self, path: str) -> bool:
-        from ..run.discovery import glob_match
+        from ..sources.patterns import glob_match
 
         return any(glob_match(path, pattern) for pattern in self.estate.config.history)
 

@@ -49,8 +49,7 @@ from jinja2.utils import _PassArg
 from jinja2.visitor import NodeTransformer
 
 from ..errors import GuardsError
-from ..run import cache
-from ..sources import edit
+from ..sources import edit, reads
 from ..sources.paths import check_path, inside
 
 BUILT_INS = Path(__file__).parent / "templates"
@@ -626,7 +625,7 @@ class Templates(jinja2.BaseLoader):
             check_path(path, shown)
             if os.path.lexists(path):
                 return self._read(path, shown), shown
-            cache.record(path, None)
+            reads.record(path, None)
         path = BUILT_INS.joinpath(*pieces)
         if not path.is_file():
             raise jinja2.TemplateNotFound(template)
@@ -637,7 +636,7 @@ class Templates(jinja2.BaseLoader):
         try:
             inside(self.root, path, shown)
         except GuardsError:
-            cache.record_failure()  # not read: a kept run must not stand for this one
+            reads.record_failure()  # not read: a kept run must not stand for this one
             raise
         text = edit.read(path, shown).text
         if len(text) > MAX_TEMPLATE:

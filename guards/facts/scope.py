@@ -7,13 +7,13 @@ its facts stop applying.
 
 from __future__ import annotations
 
-import fnmatch
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..sources.compose.engines import LLAMACPP, SGLANG, VLLM
 from ..sources.numbers import to_count
+from ..sources.patterns import glob_match
 
 if TYPE_CHECKING:
     from ..sources.compose.compose import Compose, Service
@@ -95,7 +95,7 @@ def applies(claim: Claim, compose: Compose, service: Service) -> bool:
         return False
     if scope.topology and topology(compose, service) not in scope.topology:
         return False
-    return not scope.paths or any(fnmatch.fnmatchcase(compose.path, p) for p in scope.paths)
+    return not scope.paths or any(glob_match(compose.path, p) for p in scope.paths)
 
 
 def fact(registry: Registry, compose: Compose, service: Service, name: str) -> Fact | None:

@@ -42,15 +42,12 @@ Whoever can write the cache folder decides what the next run reports, so:
 from __future__ import annotations
 
 import gc
-import hashlib
 import json
 import os
-import re
 import stat
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -59,6 +56,7 @@ from .. import __version__
 from ..errors import MAX_PATH, printable
 from ..findings import Run, from_json, to_json
 from ..sources.paths import is_inside
+from ..sources.reads import STATE, Reads, digest, recording
 
 if TYPE_CHECKING:
     from ..sources.config import Config
@@ -69,14 +67,8 @@ MAX_ENTRIES = 64
 MAX_BYTES = 512 * 1024 * 1024
 MAX_ENTRY = 256 * 1024 * 1024  # bytes of one kept run: a bigger file is not one of ours
 MAX_RARITIES = 16 * 1024 * 1024
-ABSENT = "absent"
-STATE = re.compile(r"absent|[0-9]+:[0-9a-f]{32}")  # what ``record`` records
 PACKAGE = Path(__file__).resolve().parents[1]
 UNREADABLE = (ValueError, TypeError, RecursionError)  # JSON that is not a kept run or rarities
-
-
-def digest(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 # -- where the cache is ---------------------------------------------------------------------
@@ -195,76 +187,6 @@ def _unsafe(info: os.stat_result) -> str:
     if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
         return f"is writable by others (mode {stat.S_IMODE(info.st_mode):o})"
     return ""
-
-
-# -- what a run read ------------------------------------------------------------------------
-
-
-@dataclass
-class Reads:
-    """The state of every input a run read or looked for, by absolute path."""
-
-    states: dict[str, str] = field(default_factory=dict)
-    complete: bool = True  # False once a read failed: such a run is not stored
-
-    def unchanged(self) -> bool:
-        return all(state_of(path, state) == state for path, state in self.states.items())
-
-
-_reads: Reads | None = None
-
-
-@contextmanager
-def recording() -> Iterator[Reads]:
-    """Record what is read until the block ends."""
-    global _reads
-    outer, _reads = _reads, Reads()
-    try:
-        yield _reads
-    finally:
-        _reads = outer
-
-
-def record(path: Path, data: bytes | None) -> None:
-    """``path`` was read and held ``data``; None: it does not exist."""
-    if _reads is not None:
-        _reads.states[os.path.abspath(path)] = ABSENT if data is None else _state(data)
-
-
-def merge(states: dict[str, str], complete: bool) -> None:
-    """What another process read for this run (``guards.run.parallel``)."""
-    if _reads is not None:
-        _reads.states.update(states)
-        _reads.complete = _reads.complete and complete
-
-
-def record_failure() -> None:
-    """A read failed: the run's result depends on more than file contents."""
-    if _reads is not None:
-        _reads.complete = False
-
-
-def _state(data: bytes) -> str:
-    return f"{len(data)}:{digest(data)}"
-
-
-def state_of(path: str, expected: str = "") -> str:
-    """What ``record`` would record for ``path`` now. Only a regular file is read (opened
-    without blocking: a file swapped for a FIFO since must not stop the run), and only when
-    its size is the ``expected`` state's."""
-    try:
-        handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except FileNotFoundError:
-        return ABSENT
-    except OSError:
-        return "unreadable"
-    with os.fdopen(handle, "rb") as opened:
-        info = os.fstat(handle)
-        if not stat.S_ISREG(info.st_mode):
-            return "not a regular file"
-        if expected and not expected.startswith(f"{info.st_size}:"):
-            return "another size"
-        return _state(opened.read())
 
 
 # -- the key --------------------------------------------------------------------------------

@@ -6,7 +6,6 @@ Cheap and apart from loading: a run looks at what discovery found before it pars
 
 from __future__ import annotations
 
-import fnmatch
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +13,7 @@ from pathlib import Path
 from ..errors import GuardsError
 from ..sources.config import ALWAYS_EXCLUDED, Config
 from ..sources.paths import check_path
+from ..sources.patterns import glob_match
 
 YAML_SUFFIXES = (".yml", ".yaml")
 
@@ -138,13 +138,6 @@ def _kind(config: Config, path: Path) -> str | None:
 
 def _matches(shown: str, patterns: tuple[str, ...]) -> bool:
     return any(glob_match(shown, pattern) for pattern in patterns)
-
-
-def glob_match(shown: str, pattern: str) -> bool:
-    """Glob match where ``**/`` may match no directory at all (``a/**/*.yml`` matches a/x.yml)."""
-    if fnmatch.fnmatchcase(shown, pattern):
-        return True
-    return "**/" in pattern and fnmatch.fnmatchcase(shown, pattern.replace("**/", ""))
 
 
 def _excluded(config: Config, shown: str) -> bool:

@@ -16,12 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import GuardsError
-from ..sources import yamlsrc
+from ..sources import reads, yamlsrc
 from ..sources.compose.compose import Compose, parse_compose
 from ..sources.config import Config
 from ..sources.paths import inside
-from . import cache, parallel
-from .discovery import Found, discover, glob_match, shown_path
+from ..sources.patterns import glob_match
+from . import parallel
+from .discovery import Found, discover, shown_path
 
 if TYPE_CHECKING:
     from ..claims.scan import ClaimScan
@@ -135,7 +136,7 @@ def _registry(config: Config) -> tuple[Registry, str | None]:
     path = config.claims_path
     shown = shown_path(config, path)
     if not path.exists():
-        cache.record(path, None)
+        reads.record(path, None)
         if config.claims_named:
             raise GuardsError(f"claims registry named by {config.source} does not exist", shown)
         from ..sources.registry import empty

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from . import cache
+from ..sources import reads
 
 MIN_FILES = 200  # from here two processes gain (bench/estates.py: 0.92x at 200 files)
 CHUNKS_PER_WORKER = 4  # smaller chunks even out unequal files
@@ -53,7 +53,7 @@ def ordered_map(function: Callable[[Any], Any], items: Sequence[Any], workers: i
         _work = None
     results: list[Any] = []
     for found, states, complete in parts:
-        cache.merge(states, complete)
+        reads.merge(states, complete)
         results += found
     return results
 
@@ -66,6 +66,6 @@ def _chunks(count: int, pieces: int) -> list[tuple[int, int]]:
 def _run_chunk(bounds: tuple[int, int]) -> tuple[list[Any], dict[str, str], bool]:
     assert _work is not None, "a worker runs only work it inherited"
     function, items = _work
-    with cache.recording() as reads:
+    with reads.recording() as read:
         found = [function(item) for item in items[bounds[0] : bounds[1]]]
-    return found, reads.states, reads.complete
+    return found, read.states, read.complete

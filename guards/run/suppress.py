@@ -189,7 +189,7 @@ def _inline(finding: Finding, by_line: dict[int, list[Directive]], today: date) 
 def _by_path(
     finding: Finding, ignores: list[PathIgnore], config: Config, today: date
 ) -> Waiver | None:
-    from .discovery import glob_match
+    from ..sources.patterns import glob_match
 
     for entry in ignores:
         expired = entry.until is not None and entry.until < today

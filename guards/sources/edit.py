@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import GuardsError
-from ..run import cache
+from . import reads
 from .paths import check_path
 
 BOM = "\ufeff"
@@ -107,9 +107,9 @@ def read(path: Path, shown: str, limit: int = MAX_BYTES) -> Source:
     try:
         data, stamp = _read_regular(check_path(path, shown), shown, limit)
     except GuardsError:
-        cache.record_failure()  # a result that depends on more than file contents
+        reads.record_failure()  # a result that depends on more than file contents
         raise
-    cache.record(path, data)
+    reads.record(path, data)
     try:
         decoded = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -1,4 +1,4 @@
-"""Regular expressions compiled on first use.
+"""Patterns: regular expressions compiled on first use, and the one glob for paths.
 
 A module-level ``re.compile`` runs in every process that imports the module, whether or not the
 pattern is ever used, and `guards check` of one compose imports the note parsers and every
@@ -8,10 +8,15 @@ and from then on costs what the compiled pattern costs.
 
 The stand-in is not an ``re.Pattern``: use its methods and its ``pattern``, not ``isinstance``
 or the module functions (``re.sub(PATTERN, ...)``).
+
+:func:`glob_match` is how every setting that takes a path glob matches (discovery's
+``composes``, ``notes``, ``exclude``, ``history``, per-path ignores, a claim's
+``applies_to.paths``): ``**/`` may stand for no folder at all.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from typing import Any, cast
 
@@ -42,3 +47,10 @@ class _Lazy:
 def lazy(pattern: str, flags: int = 0) -> re.Pattern[str]:
     """``re.compile(pattern, flags)``, compiled when it is first used."""
     return cast(re.Pattern[str], _Lazy(pattern, flags))
+
+
+def glob_match(shown: str, pattern: str) -> bool:
+    """Glob match where ``**/`` may match no directory at all (``a/**/*.yml`` matches a/x.yml)."""
+    if fnmatch.fnmatchcase(shown, pattern):
+        return True
+    return "**/" in pattern and fnmatch.fnmatchcase(shown, pattern.replace("**/", ""))

@@ -12,8 +12,9 @@ from guards.errors import GuardsError
 from guards.rules import all_rules
 from guards.rules.options import load_options
 from guards.run.schema import config_schema
-from guards.run.suppress import path_ignores
+from guards.run.suppress import rule_names
 from guards.sources.config import load_config
+from guards.sources.directives import path_ignores
 
 from .cli_helpers import run_guards
 
@@ -86,7 +87,7 @@ def loader_accepts(tmp_path, text):
     try:
         config = load_config(tmp_path)
         load_options(config, all_rules())
-        path_ignores(config)
+        path_ignores(config, rule_names())
     except GuardsError:
         return False
     return True

@@ -34,22 +34,13 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ..sources.compose.engines import VLLM
+from ..sources.compose.engines.kvtypes import KV_ALIASES, KV_NAMES, canonical_kv, same_kv
 from ..sources.compose.engines.vllm import kv_dtype
 from ..sources.compose.header import FIELD
 from ..sources.compose.services import Service
 from ..sources.numbers import to_count, to_number
 from ..sources.patterns import lazy
-from .kv import (
-    GPU_MODEL,
-    KV_ALIASES,
-    KV_NAMES,
-    Pool,
-    bytes_per_token,
-    canonical_kv,
-    per_card,
-    rescaled_pool,
-    same_kv,
-)
+from .kv import GPU_MODEL, Pool, bytes_per_token, per_card, rescaled_pool
 
 if TYPE_CHECKING:
     from ..sources.compose.comments import Comment

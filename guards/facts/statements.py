@@ -16,10 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..sources.compose.engines import SGLANG, VLLM, Knob
+from ..sources.compose.engines.kvtypes import KV_ALIASES, KV_NAMES, same_kv
 from ..sources.compose.engines.vllm import kv_dtype
 from ..sources.compose.header import affirmed, first_count, same_count
 from ..sources.compose.services import Service
-from .kv import KV_ALIASES, KV_NAMES, same_kv
 from .vision import stated_vision, vision
 
 KV_WORD = re.compile(

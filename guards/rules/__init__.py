@@ -8,108 +8,12 @@ A check is one rule applied to one target; it passes when it yields no findings.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
-from datetime import date
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from collections.abc import Iterable
 
-from ..errors import MAX_PATH, GuardsError, printable
-from ..findings import CheckResult, Finding, Severity
-from .options import RuleOptions
+from ..errors import GuardsError
+from .base import Context, Rule, provenance, summary
 
-if TYPE_CHECKING:
-    from ..run.estate import Estate
-
-MAX_FINDING = 1000  # characters of a finding's message or hint (they may quote input)
-OptionsT = TypeVar("OptionsT", bound=RuleOptions)
-
-
-@dataclass(frozen=True)
-class Rule(Generic[OptionsT]):
-    id: str
-    name: str
-    family: str  # "schema" | "claims" | "knobs" | "drift" | "regen" | "suppressions"
-    targets: tuple[str, ...]  # any of "compose", "note", "claim"
-    severity: Severity
-    summary: str
-    check: Callable[[Any, Context], Iterable[Finding] | None]
-    doc: str
-    options: type[OptionsT] = RuleOptions  # type: ignore[assignment]
-    after_others: bool = False  # judges the other rules' results: runs after them
-
-    def at(
-        self,
-        path: str,
-        line: int,
-        column: int,
-        message: str,
-        *,
-        hint: str | None = None,
-        claim: str | None = None,
-        knob: str | None = None,
-        end_line: int = 0,
-        end_column: int = 0,
-    ) -> Finding:
-        return Finding(
-            rule=self.id,
-            severity=self.severity,
-            path=path,  # as on disk: a reporter escapes it where it must
-            line=line,
-            column=column,
-            message=printable(message, MAX_FINDING),
-            hint=printable(hint, MAX_FINDING) if hint is not None else None,
-            claim=printable(claim, MAX_PATH) if claim is not None else None,
-            knob=knob,
-            end_line=end_line,
-            end_column=end_column,
-        )
-
-
-@dataclass(frozen=True)
-class Context:
-    """What a check may read: the estate, the validated rule options, and a list for remarks.
-
-    Rules never write into the estate; what they could not check goes to ``remarks`` and from
-    there into the check's result.
-    """
-
-    estate: Estate
-    settings: Mapping[str, RuleOptions] = field(default_factory=dict)
-    remarks: list[str] = field(default_factory=list)
-    today: date = field(default_factory=date.today)  # what `until=` dates are read against
-    earlier: tuple[CheckResult, ...] = ()  # the other rules' results, for an after_others rule
-    ran: frozenset[str] = frozenset()  # the ids of every rule in the run
-
-    def options(self, rule: Rule[OptionsT]) -> OptionsT:
-        found = self.settings.get(rule.id)
-        return found if isinstance(found, rule.options) else rule.options()
-
-    def remark(self, rule: Rule, path: str, text: str) -> None:
-        """Something a rule could not check, for ``--verbose`` (never a guess)."""
-        self.remarks.append(f"{rule.id} {path}: {text}")
-
-
-def summary(text: str, limit: int = 200) -> str:
-    """Whole sentences of ``text`` up to ``limit`` characters (at least one, cut at a clause)."""
-    flat = " ".join(text.split())
-    sentences = re.split(r"(?<=[.!?])\s+", flat)
-    out = sentences[0]
-    for sentence in sentences[1:]:
-        if len(out) >= limit // 2:
-            break
-        out += " " + sentence
-    if len(out) <= limit:
-        return out
-    cut = max(out.rfind(mark, 0, limit) for mark in (" — ", "; ", ", "))
-    return (out[:cut] if cut > 0 else out[: limit - 1]).rstrip(" ,;—") + "…"
-
-
-def provenance(knob: Any) -> str:
-    """Where an effective value came from, when it is not the compose's own default."""
-    if knob.from_env:
-        return f" (from {', '.join(knob.from_env)} in the environment)"
-    return ""
+__all__ = ["Context", "Rule", "all_rules", "find", "provenance", "select", "summary"]
 
 
 def all_rules() -> list[Rule]:

@@ -93,7 +93,6 @@ from typing import Any
 
 from pydantic import Field, PrivateAttr, field_validator
 
-from ..facts.kv import canonical_kv, same_kv
 from ..facts.statements import effective_kv
 from ..findings import Finding, Severity
 from ..sources import yamlsrc
@@ -109,9 +108,10 @@ from ..sources.catalog import (
 )
 from ..sources.compose.compose import Compose, Service
 from ..sources.compose.engines import UNKNOWN, llamacpp, sglang, vllm
+from ..sources.compose.engines.kvtypes import canonical_kv, same_kv
 from ..sources.compose.header import status_of
 from ..sources.numbers import to_number
-from . import Context, Rule
+from .base import Context, Rule
 from .options import Place, RuleOptions
 
 KNOBS = frozenset(

@@ -43,7 +43,7 @@ from ..facts.defaults import Site, variable_defaults
 from ..findings import Finding, Severity
 from ..sources.compose.compose import Compose
 from ..sources.numbers import to_number
-from . import Context, Rule
+from .base import Context, Rule
 from .options import RuleOptions
 
 VAR = r"[A-Z][A-Z0-9_]{2,}"

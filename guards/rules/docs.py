@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from . import Rule
+from .base import Rule
 from .options import describe
 
 SECTION = re.compile(r"^(Why|Bad|Finds|Good):", re.MULTILINE)

@@ -54,7 +54,7 @@ from ..facts.scope import depth_limit, topology
 from ..findings import Finding, Severity
 from ..sources.compose.compose import Compose, Service
 from ..sources.compose.engines import Knob
-from . import Context, Rule, provenance
+from .base import Context, Rule, provenance
 from .options import RuleOptions
 
 HEADER_DEPTH = re.compile(r"\bn\s*=\s*(\d+)\b")

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from ..findings import Finding, Severity
 from ..sources.compose.compose import Compose
-from . import Context, Rule
+from .base import Context, Rule
 from .options import RuleOptions
 
 

@@ -59,7 +59,7 @@ from pydantic import Field
 from ..facts.scope import applies
 from ..findings import Finding, Severity
 from ..sources.compose.engines import UNKNOWN, Knob
-from . import Context, Rule
+from .base import Context, Rule
 from .options import RuleOptions
 
 if TYPE_CHECKING:

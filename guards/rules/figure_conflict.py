@@ -47,7 +47,7 @@ from ..facts.figures import (
 from ..findings import Finding, Severity
 from ..sources.compose.compose import Compose
 from ..sources.compose.engines import VLLM
-from . import Context, Rule
+from .base import Context, Rule
 from .options import RuleOptions
 
 K_AS_1024 = 1.024  # "944K" may be 944,000 or 966,656 tokens

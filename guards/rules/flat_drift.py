@@ -36,7 +36,7 @@ from ..sources.compose.engines import SGLANG, VLLM
 from ..sources.compose.engines.sglang import data_parallel
 from ..sources.compose.header import FlatLine
 from ..sources.numbers import to_count
-from . import Context, Rule
+from .base import Context, Rule
 from .options import RuleOptions
 
 

@@ -43,7 +43,7 @@ from ..sources.compose.compose import Compose, Service
 from ..sources.compose.engines import SGLANG, VLLM, Knob
 from ..sources.compose.engines.sglang import data_parallel
 from ..sources.numbers import to_count
-from . import Context, Rule
+from .base import Context, Rule
 from .options import RuleOptions
 
 MAX_GPUS = 4096  # a larger `count` is not a reservation this rule can reason about

@@ -46,14 +46,14 @@ from pathlib import Path
 from pydantic import Field, PrivateAttr
 
 from ..errors import GuardsError
-from ..facts.kv import same_kv
 from ..facts.statements import effective_kv, stated_kv
 from ..facts.vision import stated_vision, vision
 from ..findings import Finding, Severity
 from ..sources.compose.compose import Compose, Service
 from ..sources.compose.engines import LLAMACPP, SGLANG, VLLM, Knob
+from ..sources.compose.engines.kvtypes import same_kv
 from ..sources.compose.header import HeaderField, first_count, same_count, status_of
-from . import Context, Rule
+from .base import Context, Rule
 from .options import Place, RuleOptions
 
 TP = re.compile(r"\bTP\s*=\s*(\d+)\b")

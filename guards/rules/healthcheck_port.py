@@ -49,7 +49,7 @@ from ..findings import Finding, Severity
 from ..sources.compose.compose import Compose, Service
 from ..sources.compose.engines import LLAMACPP, SGLANG, UNKNOWN, VLLM
 from ..sources.compose.ports import PortMapping, Probe, port_number
-from . import Context, Rule, provenance
+from .base import Context, Rule, provenance
 
 
 @dataclass(frozen=True)

@@ -54,7 +54,7 @@ from ..sources.compose.compose import Compose, Service
 from ..sources.compose.engines import LLAMACPP, VLLM
 from ..sources.compose.engines.vllm import kv_dtype
 from ..sources.compose.header import first_count, same_count
-from . import Context, Rule, provenance
+from .base import Context, Rule, provenance
 from .options import RuleOptions
 
 

@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING
 
 from ..findings import Finding, Severity
 from ..sources.compose.compose import Compose
-from . import Context, Rule
+from .base import Context, Rule
 from .options import RuleOptions
 
 if TYPE_CHECKING:

@@ -42,7 +42,7 @@ from ..sources.compose.compose import Compose
 from ..sources.markers import Citation
 from ..sources.notes.notes import Note
 from ..sources.registry import Claim
-from . import Context, Rule
+from .base import Context, Rule
 from .options import RuleOptions
 
 

@@ -38,7 +38,7 @@ from pydantic import Field, field_validator
 from ..findings import Finding, Severity
 from ..sources.compose.compose import Compose
 from ..sources.compose.header import NO_CAVEATS_NEEDED, STATUSES, status_of
-from . import Context, Rule
+from .base import Context, Rule
 from .options import RuleOptions
 
 

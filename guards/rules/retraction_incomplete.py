@@ -34,7 +34,7 @@ from __future__ import annotations
 from ..claims.scan import places
 from ..findings import Finding, Severity
 from ..sources.registry import Claim
-from . import Context, Rule
+from .base import Context, Rule
 from .options import RuleOptions
 
 

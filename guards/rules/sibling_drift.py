@@ -60,7 +60,7 @@ from dataclasses import dataclass
 from ..facts.statements import Disagreement, Stated, disagreements
 from ..findings import Finding, Severity
 from ..sources.compose.compose import Compose
-from . import Context, Rule
+from .base import Context, Rule
 from .options import RuleOptions
 
 YAML_END = re.compile(r"\.ya?ml\b")

@@ -57,7 +57,7 @@ from __future__ import annotations
 from ..findings import Finding, Severity
 from ..sources.compose.compose import Compose
 from ..sources.notes.notes import Note
-from . import Context, Rule, summary
+from .base import Context, Rule, summary
 from .options import RuleOptions
 
 

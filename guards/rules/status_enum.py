@@ -24,7 +24,7 @@ from __future__ import annotations
 from ..findings import Finding, Severity
 from ..sources.compose.compose import Compose
 from ..sources.compose.header import STATUSES, missing_selector, status_of
-from . import Context, Rule
+from .base import Context, Rule
 from .options import RuleOptions
 
 

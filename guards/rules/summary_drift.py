@@ -48,7 +48,7 @@ from ..facts.statements import Disagreement, Stated, disagreements
 from ..findings import Finding, Severity
 from ..sources.compose.compose import Compose
 from ..sources.compose.header import HeaderLine
-from . import Context, Rule
+from .base import Context, Rule
 from .options import RuleOptions
 
 SHIPPED = re.compile(

@@ -30,11 +30,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..findings import Finding, Severity
-from ..run.suppress import Directive, directives, path_ignores
 from ..sources.compose.compose import Compose
 from ..sources.config import Config
+from ..sources.directives import Directive, directives, path_ignores
 from ..sources.notes.notes import Note
-from . import Context, Rule
+from .base import Context, Rule
 from .options import RuleOptions
 
 
@@ -43,7 +43,7 @@ def _about(directive: Directive) -> str:
 
 
 def check_unused(target: Compose | Note, context: Context) -> list[Finding] | None:
-    found = [d for d in directives(target) if d.applies(context.today)]
+    found = [d for d in directives(target, context.rule_names) if d.applies(context.today)]
     if not found:
         return None
     used: dict[str, set[str]] = {}
@@ -105,6 +105,7 @@ def check_reason(target: Compose | Note, context: Context) -> list[Finding] | No
     return _each(
         REASON,
         target,
+        context,
         lambda d: (
             None if d.problem or d.reason else f"{_about(d)} gives no reason, so it is not applied"
         ),
@@ -113,11 +114,15 @@ def check_reason(target: Compose | Note, context: Context) -> list[Finding] | No
 
 
 def _each(
-    rule: Rule, target: Compose | Note, problem: Callable[[Directive], str | None], hint: str
+    rule: Rule,
+    target: Compose | Note,
+    context: Context,
+    problem: Callable[[Directive], str | None],
+    hint: str,
 ) -> list[Finding] | None:
     """A finding of ``rule`` for each directive of ``target`` that ``problem`` has a message
     for; None when the target has no directive at all."""
-    found = directives(target)
+    found = directives(target, context.rule_names)
     if not found:
         return None
     messages = [(d, problem(d)) for d in found]
@@ -155,6 +160,7 @@ def check_invalid(target: Compose | Note, context: Context) -> list[Finding] | N
     return _each(
         INVALID,
         target,
+        context,
         lambda d: f"{d.problem}; the directive is not applied" if d.problem else None,
         "write `guards: ignore[RULE] reason`, optionally with `until=YYYY-MM-DD`",
     )
@@ -190,7 +196,11 @@ Good:
 def check_expired(target: Compose | Note | Config, context: Context) -> list[Finding] | None:
     if isinstance(target, Config):
         return _expired_ignores(target, context)
-    found = [d for d in directives(target) if d.problem is None and d.until is not None]
+    found = [
+        d
+        for d in directives(target, context.rule_names)
+        if d.problem is None and d.until is not None
+    ]
     if not found:
         return None
     return [
@@ -207,7 +217,7 @@ def check_expired(target: Compose | Note | Config, context: Context) -> list[Fin
 
 
 def _expired_ignores(config: Config, context: Context) -> list[Finding] | None:
-    dated = [entry for entry in path_ignores(config) if entry.until is not None]
+    dated = [entry for entry in path_ignores(config, context.rule_names) if entry.until is not None]
     if not dated or config.source is None:
         return None
     return [

@@ -32,7 +32,7 @@ from __future__ import annotations
 import difflib
 
 from ..findings import Finding, Severity
-from . import Context, Rule
+from .base import Context, Rule
 from .options import RuleOptions
 
 

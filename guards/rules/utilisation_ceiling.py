@@ -49,7 +49,7 @@ from ..facts.scope import fact
 from ..findings import Finding, Severity
 from ..sources.compose.compose import Compose
 from ..sources.compose.engines import SGLANG, VLLM, Knob
-from . import Context, Rule, provenance, summary
+from .base import Context, Rule, provenance, summary
 from .options import RuleOptions
 
 

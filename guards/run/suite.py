@@ -18,9 +18,10 @@ from ..rules import Context, Rule
 from ..rules.options import RuleOptions
 from ..sources.compose.compose import Compose
 from ..sources.compose.header import status_of
+from ..sources.directives import RuleNames
 from . import parallel
 from .estate import Estate
-from .suppress import waive
+from .suppress import rule_names, waive
 
 
 def run(
@@ -37,7 +38,7 @@ def run(
     today = today or date.today()
     remarks = list(estate.remarks)
     ran = frozenset(rule.id for rule in rules)
-    common = Common(estate, settings, today, ran)
+    common = Common(estate, settings, today, ran, rule_names())
     first = [rule for rule in rules if not rule.after_others]
     if workers > 1:
         estate.prepare()  # once, before the workers inherit the estate
@@ -64,6 +65,7 @@ class Common:
     settings: Mapping[str, RuleOptions]
     today: date
     ran: frozenset[str]
+    rule_names: RuleNames  # what directives may name
 
 
 def _checked(estate: Estate) -> list[str]:
@@ -100,7 +102,14 @@ def _check(
     treatment = _treatment(estate, target)
     if treatment == "skip":
         return None, ()
-    context = Context(estate, common.settings, today=common.today, earlier=earlier, ran=common.ran)
+    context = Context(
+        estate,
+        common.settings,
+        today=common.today,
+        earlier=earlier,
+        ran=common.ran,
+        rule_names=common.rule_names,
+    )
     findings = rule.check(target, context)
     remarks = tuple(context.remarks)
     if findings is None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ....facts.kv import canonical_kv
 from ..script import EnvEntry, Script, ScriptLine, parse_spec_payload, variable_name
 from . import Flag, Knob, Token, knob_from, split_flags
+from .kvtypes import canonical_kv
 
 FLAGS = {
     "--max-model-len": "max_model_len",

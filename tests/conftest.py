@@ -10,7 +10,7 @@ SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "club-3090
 
 @pytest.fixture(autouse=True)
 def no_cache(monkeypatch):
-    """Tests check fresh runs; tests/test_cache.py turns the cache back on where it is tested.
+    """Tests check fresh runs; tests/run/test_cache.py turns the cache back on where it is tested.
     (A run kept from another test could hide what a test changed in the code it runs.)
     ``GUARDS_TEST_CACHE=DIR`` runs every test with the cache on in DIR instead: a test that
     then fails and changes no code (monkeypatch) has found a stale result."""

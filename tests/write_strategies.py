@@ -1,7 +1,7 @@
 """Inputs for the write commands' properties: registries and composes in the layouts a command
 must edit without disturbing anything else, and one command to run on them.
 
-Shared by ``tests/test_write_props.py`` (bounded, in CI) and ``tools/fuzz_campaign.py
+Shared by ``tests/write/test_write_props.py`` (bounded, in CI) and ``tools/fuzz_campaign.py
 --writes`` (long runs on demand). The layouts are those of hand-kept files: comments between
 list items and between keys, flow and block lists and mappings, block scalars holding ``#``
 lines, CRLF, a BOM, no final line break, trailing spaces and tabs, line separators in values and

@@ -21,7 +21,7 @@ found. The same ``--seed`` gives the same inputs.
 
     .venv/bin/python tools/fuzz_campaign.py --writes --examples 5000 [--races N] [--minutes M]
 
-``--writes`` runs the write commands' properties of ``tests/test_write_props.py`` instead
+``--writes`` runs the write commands' properties of ``tests/write/test_write_props.py`` instead
 (``fix``, ``regen``, ``claims add/retract/find --confirm/--dismiss/evidence add``,
 ``baseline``: only the intended bytes change, the YAML data as three readers read it is the old
 data with the intended change, nothing written outside the root, a second run changes nothing):
@@ -418,7 +418,7 @@ def save_write(failure: Failure, folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     case = failure.example
     if not isinstance(case, WriteCase):  # a race, by name
-        test = f"tests/test_write_props.py::test_concurrent_write_commands_never_lose_an_update[{case}]"
+        test = f"tests/write/test_write_props.py::test_concurrent_write_commands_never_lose_an_update[{case}]"
         command = f"cd {shlex.quote(str(ROOT))} && .venv/bin/pytest {shlex.quote(test)}"
         shown = f"race: {case}"
     else:

@@ -1,0 +1,126 @@
+"""Start-up: what a `guards check` of one compose imports in a fresh process.
+
+Each run is a fresh interpreter that runs the console entry point in-process and then prints
+which of the watched modules it imported. No timing here: bench/startup.py measures; these
+tests keep the structural wins from regressing."""
+
+import json
+import os
+import pickle
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from guards.sources.patterns import lazy
+
+PROJECT = Path(__file__).resolve().parents[2]
+COMPOSE = "composes/qwen3.8-27b/ik-llama/single/mtp.yml"  # has a generated region
+WATCHED = (
+    "pydantic",
+    "jinja2",
+    "markdown_it",
+    "yaml",
+    "guards.sources.compose.header",
+    "guards.rules",
+)
+RUN = """
+import json, sys
+from guards.cli import main
+sys.argv = ["guards", *sys.argv[1:]]
+try:
+    main()
+except SystemExit as done:
+    code = done.code
+print(json.dumps({"code": code, "loaded": [m for m in WATCHED if m in sys.modules]}))
+"""
+
+
+def imported(*args: str, cwd: Path = PROJECT, env: dict[str, str] | None = None) -> dict:
+    """The exit code of ``guards ARGS`` run in a fresh process, and the watched modules it
+    imported."""
+    script = f"WATCHED = {WATCHED!r}\n{RUN}"
+    done = subprocess.run(
+        [sys.executable, "-c", script, *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+@pytest.fixture
+def cache_env(tmp_path, monkeypatch):
+    """The environment of a process with the run cache on, in a folder of the test's own."""
+    monkeypatch.delenv("GUARDS_NO_CACHE", raising=False)
+    monkeypatch.setenv("GUARDS_CACHE_DIR", str(tmp_path / "cache"))
+    return dict(os.environ)
+
+
+def test_a_kept_check_imports_neither_pydantic_nor_the_parsers(cache_env):
+    assert imported("check", COMPOSE, env=cache_env)["code"] == 0  # computed, then kept
+    kept = imported("check", COMPOSE, env=cache_env)
+    # typer < 0.29 parses options without pydantic; settings without `by-status` are read
+    # without the header parser; a kept run loads no compose, note, registry or rule
+    assert kept == {"code": 0, "loaded": []}
+
+
+def test_version_and_usage_errors_import_no_pydantic():
+    assert imported("--version") == {"code": 0, "loaded": []}
+    assert imported("check", "--format", "xml", COMPOSE) == {"code": 2, "loaded": []}
+
+
+def test_a_compose_without_regions_or_notes_needs_no_jinja2_or_markdown_it(tmp_path):
+    (tmp_path / "c.yml").write_text(
+        "# Profile (at-a-glance):\n#   Status:    ✅ Production\n"
+        "services:\n  vllm:\n    image: vllm/vllm-openai:v0.27.1\n"
+    )
+    (tmp_path / "notes.md").write_text("# Notes\n\nNothing withdrawn here.\n")
+    found = imported("check", "--no-cache", "c.yml", cwd=tmp_path)
+    assert found["code"] == 1  # S003: the profile lacks required fields
+    assert "jinja2" not in found["loaded"] and "markdown_it" not in found["loaded"]
+    assert "yaml" in found["loaded"] and "guards.rules" in found["loaded"]
+
+
+def test_a_compose_with_a_generated_region_renders_it_with_jinja2():
+    found = imported("check", "--no-cache", COMPOSE)
+    assert found["code"] == 0 and "jinja2" in found["loaded"]
+    assert "markdown_it" not in found["loaded"]  # the notes are not part of this run
+
+
+LAZY = """
+import sys, guards.cli
+from guards.rules import all_rules
+from guards.facts import figures, kv
+from guards.sources import markers
+from guards.sources.notes import mdfast, mdinline
+all_rules()
+lazy = [value for module in (figures, kv, markers, mdfast, mdinline)
+        for value in vars(module).values() if type(value).__name__ == "_Lazy"]
+print(len(lazy), sum("search" in vars(p) for p in lazy))
+"""
+
+
+def test_importing_every_rule_compiles_none_of_the_lazy_patterns():
+    done = subprocess.run(
+        [sys.executable, "-c", LAZY], cwd=PROJECT, capture_output=True, text=True, timeout=120
+    )
+    count, compiled = map(int, done.stdout.split())
+    assert count >= 25 and compiled == 0
+
+
+def test_a_lazy_pattern_compiles_on_first_use_and_behaves_as_the_compiled_one():
+    pattern = lazy(r"(?P<n>[0-9]+)\s*x", re.IGNORECASE)
+    assert pattern.pattern == r"(?P<n>[0-9]+)\s*x" and "search" not in vars(pattern)
+    assert pattern.search("tp 4 X").group("n") == "4"
+    assert "search" in vars(pattern)  # kept: later calls go straight to the compiled pattern
+    assert pattern.groupindex == {"n": 1} and pattern.flags & re.IGNORECASE
+    assert pattern.sub("#", "2x 3X") == "# #"
+    again = pickle.loads(pickle.dumps(pattern))
+    assert again.findall("1x 22x") == ["1", "22"]
+    with pytest.raises(AttributeError):
+        pattern.no_such_method  # noqa: B018

@@ -1,0 +1,128 @@
+"""Both cores (guards/parallel.py): a run split among worker processes prints what the run in
+one process prints, in the same order, errors and remarks included."""
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from guards.run import parallel
+from tests.cli_helpers import run_guards
+from tests.conftest import SAMPLES
+
+PROJECT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(PROJECT / "bench"))
+import estates as bench  # noqa: E402  (bench/estates.py generates the large estates)
+
+pytestmark = pytest.mark.skipif(
+    "fork" not in __import__("multiprocessing").get_all_start_methods(),
+    reason="worker processes are forked",
+)
+
+
+def both(capsys, root: Path, *args: str) -> tuple[object, object]:
+    """The run in one process and in two, as JSON and with --verbose's remarks."""
+    serial = run_guards(capsys, "check", "--root", str(root), "-j", "1", "-v", *args)
+    split = run_guards(capsys, "check", "--root", str(root), "-j", "2", "-v", *args)
+    return serial, split
+
+
+@pytest.fixture
+def everything_splits(monkeypatch):
+    """Split even a small estate, so the bundled one and the samples are run both ways."""
+    monkeypatch.setattr(parallel, "MIN_FILES", 0)
+
+
+def test_the_bundled_estate(capsys, everything_splits):
+    serial, split = both(capsys, PROJECT, "--format", "json")
+    assert split == serial
+    assert '"pass": 321' in serial.out
+
+
+@pytest.mark.skipif(not SAMPLES.is_dir(), reason="the real samples are not here")
+def test_the_real_samples(capsys, everything_splits):
+    serial, split = both(capsys, SAMPLES)
+    assert split == serial
+    assert serial.out.endswith("guard suite: 93 pass / 2 fail\n")
+
+
+def test_errors_and_findings_keep_their_order(capsys, tmp_path, everything_splits):
+    root = tmp_path / "estate"
+    shutil.copytree(PROJECT / "composes", root / "composes")
+    shutil.copytree(PROJECT / "learnings", root / "learnings")
+    shutil.copy(PROJECT / "claims.yaml", root)
+    composes = sorted((root / "composes").rglob("*.yml"))
+    composes[3].write_text("services: [\n")  # a parse error in a worker
+    text = composes[7].read_text().replace("Status:    ", "Status:    maybe ", 1)
+    composes[7].write_text(text)
+    serial, split = both(capsys, root)
+    assert split == serial
+    assert serial.code == 2 and "YAML error" in serial.err and " S002 " in serial.out
+
+
+def test_an_estate_past_the_break_even_is_split(capsys, tmp_path, monkeypatch):
+    """A generated estate of MIN_FILES files: split by default, the same output."""
+    root = tmp_path / "large"
+    bench.generate(root, parallel.MIN_FILES // 2)
+    forks = []
+    real = parallel.ordered_map
+
+    def counted(function, items, workers):
+        forks.append(workers)
+        return real(function, items, workers)
+
+    monkeypatch.setattr(parallel, "ordered_map", counted)
+    split = run_guards(capsys, "check", "--root", str(root), "--format", "json")
+    assert forks and all(workers == parallel.usable_cores() for workers in forks)
+    forks.clear()
+    serial = run_guards(capsys, "check", "--root", str(root), "--format", "json", "-j", "1")
+    assert forks == [1, 1, 1]  # parse, checks, the checks that judge suppressions
+    assert split == serial
+
+
+def test_small_estates_stay_in_one_process():
+    assert parallel.workers_for(parallel.MIN_FILES - 1, 0) == 1
+    assert parallel.workers_for(parallel.MIN_FILES, 3) == 3
+    assert parallel.workers_for(parallel.MIN_FILES, 1) == 1
+
+
+def test_chunks_cover_every_item_once_in_order():
+    for count in (2, 7, 8, 9, 100, 301):
+        for pieces in (1, 2, 8):
+            chunks = parallel._chunks(count, pieces)
+            covered = [i for start, end in chunks for i in range(start, end)]
+            assert covered == list(range(count))
+            assert len(chunks) <= pieces
+
+
+def test_results_come_back_in_input_order_with_what_workers_read(tmp_path):
+    from guards.sources import reads
+
+    files = []
+    for index in range(20):
+        path = tmp_path / f"f{index}"
+        path.write_text(str(index))
+        files.append(path)
+
+    def read(path: Path) -> int:
+        from guards.sources.edit import read as read_file
+
+        return int(read_file(path, path.name).text) * 2
+
+    with reads.recording() as recorded:
+        assert parallel.ordered_map(read, files, 2) == [i * 2 for i in range(20)]
+    assert sorted(recorded.states) == sorted(str(p) for p in files) and recorded.complete
+
+
+def test_a_worker_that_dies_is_an_error_not_a_hang():
+    import os
+    from concurrent.futures.process import BrokenProcessPool
+
+    def die(item: int) -> int:
+        if item == 5:
+            os._exit(9)  # as the kernel's out-of-memory killer would end it
+        return item
+
+    with pytest.raises(BrokenProcessPool):
+        parallel.ordered_map(die, list(range(10)), 2)

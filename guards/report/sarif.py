@@ -8,7 +8,7 @@ expects, so code scanning closes their alerts instead of losing track of them. I
 could not be read are ``toolExecutionNotifications`` and make ``executionSuccessful`` false.
 
 The help link is ``rules-url`` from the config when set (where the team publishes the
-reference), else the reference shipped inside the package (``guards/rules.md``).
+reference), else the reference shipped inside the package (``guards/report/rules.md``).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ class SarifReporter(Reporter):
     def render(self, run: Run) -> str:
         rules = [rule for rule in all_rules() if rule.id in run.rules]
         index = {rule.id: i for i, rule in enumerate(rules)}
-        base = run.rules_url or Path(__file__).resolve().parents[1].joinpath("rules.md").as_uri()
+        base = run.rules_url or Path(__file__).resolve().parent.joinpath("rules.md").as_uri()
         shown = sorted(run.findings + run.waived, key=Finding.sort_key)
         results = [_result(f, index) for f in shown]
         document = {

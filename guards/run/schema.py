@@ -3,7 +3,7 @@ an editor validates and completes them as they are typed.
 
 Made from the same sources the loader checks against: the top-level keys of
 :mod:`guards.sources.config` and each rule's options model. ``guards schema`` prints it; the copy
-shipped in the package (``guards/config.schema.json``) is this output, kept so by a test.
+shipped in the package (``guards/run/config.schema.json``) is this output, kept so by a test.
 Draft-07, the newest draft editors' TOML support reads widely.
 """
 

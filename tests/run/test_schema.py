@@ -19,7 +19,7 @@ from guards.sources.directives import path_ignores
 from ..cli_helpers import run_guards
 
 ROOT = Path(__file__).resolve().parents[2]
-SHIPPED = ROOT / "guards" / "config.schema.json"
+SHIPPED = ROOT / "guards" / "run" / "config.schema.json"
 
 
 def validator():
@@ -37,7 +37,7 @@ def test_guards_schema_prints_the_shipped_file(capsys):
     result = run_guards(capsys, "schema")
     assert result.code == 0
     assert result.out == SHIPPED.read_text(encoding="utf-8"), (
-        "run `guards schema > guards/config.schema.json`"
+        "run `guards schema > guards/run/config.schema.json`"
     )
     assert json.loads(result.out)["$schema"] == "http://json-schema.org/draft-07/schema#"
 

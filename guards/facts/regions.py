@@ -32,8 +32,9 @@ from ..sources.compose.compose import Compose, Region, parse_compose
 from ..sources.compose.engines import UNKNOWN
 from ..sources.edit import Edit, apply, line_starts, unify_breaks
 from ..sources.registry import Claim, Registry
-from . import sandbox
-from .sandbox import Sandbox, Templates, limit
+from . import budget, sandbox
+from .budget import limit
+from .sandbox import Sandbox, Templates
 
 # The profile block's layout: `  Key:` padded to KEY_WIDTH, values and their continuation lines
 # at VALUE_COLUMN (both after the `# `). Templates read them; adoption reproduces them.
@@ -146,7 +147,7 @@ def _render(
     where = (compose.path, region.line)
     values = context(compose, region, registry, where)
     try:
-        return _lines(sandbox.render(env, f"{region.name}.j2", values))
+        return _lines(budget.render(env, f"{region.name}.j2", values))
     except jinja2.TemplateNotFound as exc:
         raise GuardsError(_not_found(region, exc.name, templates, root), *where) from None
     except jinja2.TemplateSyntaxError as exc:
@@ -162,7 +163,7 @@ def _render(
             raise
         raise GuardsError(f"region guards:{region.name}: {exc.message}", *where) from None
     except Exception as exc:  # 1 / 0, 'x' | wordwrap(0), a recursion: the template's errors
-        raise GuardsError(f"region guards:{region.name}: {sandbox.describe(exc)}", *where) from None
+        raise GuardsError(f"region guards:{region.name}: {budget.describe(exc)}", *where) from None
 
 
 def _not_found(region: Region, name: Any, templates: Path | None, root: Path | None) -> str:

@@ -12,11 +12,12 @@ refuse - gives None, and the caller hands that run to markdown-it.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable
 
 from ..patterns import lazy
-from .mdfast import CLOSE_TAG, OPEN_TAG, WHITESPACE_CODES
+from . import mdscan
+from .mdfast import CLOSE_TAG, OPEN_TAG
+from .mdscan import Delim
 
 __all__ = ["has_markup", "inline_tokens"]
 
@@ -70,18 +71,6 @@ def has_markup(src: str) -> bool:
     return _ACTIVE.search(src) is not None
 
 
-class _Delim:
-    __slots__ = ("close", "end", "length", "marker", "open", "token")
-
-    def __init__(self, marker: str, length: int, token: int, can_open: bool, can_close: bool):
-        self.marker = marker
-        self.length = length
-        self.token = token
-        self.end = -1
-        self.open = can_open
-        self.close = can_close
-
-
 class _InlineState:
     """markdown-it's StateInline and inline rules. Tokens are parallel lists of type and
     content. Text not yet in a token (markdown-it's pending) is always the source from
@@ -93,9 +82,9 @@ class _InlineState:
         self.pos_max = len(src)
         self.types: list[str] = []
         self.contents: list[str] = []
-        self.delimiters: list[_Delim] = []
-        self.scopes: list[list[_Delim]] = [self.delimiters]  # every delimiter list
-        self.outer: list[list[_Delim]] = []
+        self.delimiters: list[Delim] = []
+        self.scopes: list[list[Delim]] = [self.delimiters]  # every delimiter list
+        self.outer: list[list[Delim]] = []
         self.backticks: dict[int, int] | None = None
         self.terminators: dict[str, int] = {}
 
@@ -145,7 +134,7 @@ class _InlineState:
                     types.append("text")
                     contents.append(src[text_start:at])
                 types.append("code_inline")
-                contents.append(_code_content(src[at + 1 : close - 1]))
+                contents.append(mdscan.code_content(src[at + 1 : close - 1]))
                 pos = text_start = close
                 continue
             self.pos, self.text_start = at, text_start
@@ -212,7 +201,7 @@ class _InlineState:
     def backtick(self) -> bool:
         pos, closer = self.code_span(self.pos)
         if closer is not None:
-            self.push("code_inline", _code_content(self.src[pos : closer[0]]))
+            self.push("code_inline", mdscan.code_content(self.src[pos : closer[0]]))
             self.pos = closer[1]
             return True
         self.pos = pos  # unmatched: the run is text
@@ -225,7 +214,7 @@ class _InlineState:
         if length != 2:
             raise _GiveUp  # odd runs move lone tildes around; longer runs are rare
         self.push("text", "~~")
-        self.delimiters.append(_Delim("~", 0, len(self.types) - 1, can_open, can_close))
+        self.delimiters.append(Delim("~", 0, len(self.types) - 1, can_open, can_close))
         self.pos += length
         return True
 
@@ -236,11 +225,11 @@ class _InlineState:
         self.push("text", marker)
         first = len(self.types) - 1
         delimiters = self.delimiters
-        delimiters.append(_Delim(marker, length, first, can_open, can_close))
+        delimiters.append(Delim(marker, length, first, can_open, can_close))
         for i in range(1, length):
             self.types.append("text")
             self.contents.append(marker)
-            delimiters.append(_Delim(marker, length, first + i, can_open, can_close))
+            delimiters.append(Delim(marker, length, first + i, can_open, can_close))
         self.pos += length
         return True
 
@@ -250,8 +239,8 @@ class _InlineState:
         pos = start + 1
         while pos < maximum and src[pos] == marker:
             pos += 1
-        last_space, last_punct = _char_class(src[start - 1] if start > 0 else " ")
-        next_space, next_punct = _char_class(src[pos] if pos < maximum else " ")
+        last_space, last_punct = mdscan.char_class(src[start - 1] if start > 0 else " ")
+        next_space, next_punct = mdscan.char_class(src[pos] if pos < maximum else " ")
         left = not (next_space or (next_punct and not (last_space or last_punct)))
         right = not (last_space or (last_punct and not (next_space or next_punct)))
         can_open = left and (can_split_word or not right or last_punct)
@@ -328,7 +317,7 @@ class _InlineState:
             pos += 1
         opener = pos - start
         if self.backticks is None:
-            self.backticks = _last_runs(src)
+            self.backticks = mdscan.last_runs(src)
         if self.backticks.get(opener, -1) >= pos:
             match_end = pos
             while (match_start := src.find("`", match_end)) != -1 and match_start < maximum:
@@ -352,7 +341,7 @@ class _InlineState:
             pos += 1
         if pos >= maximum:
             return -1
-        dest_end = _destination(src, pos, maximum)
+        dest_end = mdscan.destination(src, pos, maximum)
         # Without a destination the title cannot follow (no space was left to skip).
         if dest_end >= 0:
             destination = src[pos:dest_end]
@@ -361,7 +350,7 @@ class _InlineState:
             pos = start = dest_end
             while pos < maximum and src[pos] in " \t\n":
                 pos += 1
-            title_end = _title(src, pos, maximum)
+            title_end = mdscan.title(src, pos, maximum)
             if pos < maximum and start != pos and title_end >= 0:
                 pos = title_end
                 while pos < maximum and src[pos] in " \t\n":
@@ -429,7 +418,7 @@ class _InlineState:
         if not any(self.scopes):
             return
         for delimiters in self.scopes:
-            _balance(delimiters)
+            mdscan.balance(delimiters)
         for delimiters in self.scopes:
             for delim in delimiters:
                 if delim.marker == "~" and delim.end != -1:
@@ -438,7 +427,7 @@ class _InlineState:
         for delimiters in self.scopes:
             self.emphasis_tags(delimiters)
 
-    def emphasis_tags(self, delimiters: list[_Delim]) -> None:
+    def emphasis_tags(self, delimiters: list[Delim]) -> None:
         i = len(delimiters) - 1
         while i >= 0:
             start = delimiters[i]
@@ -475,157 +464,3 @@ _RULES: dict[str, Callable[[_InlineState], bool]] = {
     "<": _InlineState.angle,
     "&": _InlineState.entity,
 }
-
-
-def _code_content(text: str) -> str:
-    """A code span's content: line breaks as spaces, one space stripped from both ends
-    unless it is all spaces."""
-    text = text.replace("\n", " ")
-    if text.startswith(" ") and text.endswith(" ") and text.strip(" "):
-        return text[1:-1]
-    return text
-
-
-def _last_runs(src: str) -> dict[int, int]:
-    runs: dict[int, int] = {}
-    pos = 0
-    while (start := src.find("`", pos)) != -1:
-        pos = start + 1
-        while pos < len(src) and src[pos] == "`":
-            pos += 1
-        runs[pos - start] = start
-    return runs
-
-
-def _destination(src: str, pos: int, maximum: int) -> int:
-    """markdown-it's parseLinkDestination: the position after it, or -1."""
-    start = pos
-    if src[pos] == "<":
-        pos += 1
-        while pos < maximum:
-            ch = src[pos]
-            if ch == "\n" or ch == "<":
-                return -1
-            if ch == ">":
-                return pos + 1
-            pos += 2 if ch == "\\" and pos + 1 < maximum else 1
-        return -1
-    level = 0
-    while pos < maximum:
-        ch = src[pos]
-        if ch == " " or ch < " " or ch == "\x7f":
-            break
-        if ch == "\\" and pos + 1 < maximum:
-            if src[pos + 1] == " ":
-                break
-            pos += 2
-            continue
-        if ch == "(":
-            level += 1
-            if level > 32:
-                return -1
-        if ch == ")":
-            if level == 0:
-                break
-            level -= 1
-        pos += 1
-    if start == pos or level != 0:
-        return -1
-    return pos
-
-
-def _title(src: str, pos: int, maximum: int) -> int:
-    """markdown-it's parseLinkTitle: the position after the title, or -1."""
-    if pos >= maximum:
-        return -1
-    marker = src[pos]
-    if marker not in "\"'(":
-        return -1
-    closing = ")" if marker == "(" else marker
-    pos += 1
-    while pos < maximum:
-        ch = src[pos]
-        if ch == closing:
-            return pos + 1
-        if ch == "(" and closing == ")":
-            return -1
-        if ch == "\\" and pos + 1 < maximum:
-            pos += 1
-        pos += 1
-    return -1
-
-
-def _balance(delimiters: list[_Delim]) -> None:
-    """markdown-it's balance_pairs (processDelimiters): match each closer with an opener."""
-    if not delimiters:
-        return
-    openers_bottom: dict[str, list[int]] = {}
-    header = 0
-    last_token = -2
-    jumps: list[int] = []
-    for closer_index, closer in enumerate(delimiters):
-        jumps.append(0)
-        if delimiters[header].marker != closer.marker or last_token != closer.token - 1:
-            header = closer_index
-        last_token = closer.token
-        if not closer.close:
-            continue
-        bottoms = openers_bottom.setdefault(closer.marker, [-1, -1, -1, -1, -1, -1])
-        slot = (3 if closer.open else 0) + closer.length % 3
-        minimum = bottoms[slot]
-        opener_index = header - jumps[header] - 1
-        new_minimum = opener_index
-        while opener_index > minimum:
-            opener = delimiters[opener_index]
-            if opener.marker != closer.marker:
-                opener_index -= jumps[opener_index] + 1
-                continue
-            if opener.open and opener.end < 0:
-                odd = (
-                    (opener.close or closer.open)
-                    and (opener.length + closer.length) % 3 == 0
-                    and (opener.length % 3 != 0 or closer.length % 3 != 0)
-                )
-                if not odd:
-                    if opener_index > 0 and not delimiters[opener_index - 1].open:
-                        last_jump = jumps[opener_index - 1] + 1
-                    else:
-                        last_jump = 0
-                    jumps[closer_index] = closer_index - opener_index + last_jump
-                    jumps[opener_index] = last_jump
-                    closer.open = False
-                    opener.end = closer_index
-                    opener.close = False
-                    new_minimum = -1
-                    last_token = -2
-                    break
-            opener_index -= jumps[opener_index] + 1
-        if new_minimum != -1:
-            bottoms[slot] = new_minimum
-
-
-_CLASSES: dict[str, tuple[bool, bool]] = {}
-
-
-def _char_class(ch: str) -> tuple[bool, bool]:
-    """(whitespace, punctuation) as markdown-it's scanDelims tells them apart."""
-    found = _CLASSES.get(ch)
-    if found is None:
-        found = _CLASSES[ch] = (_is_space(ch), _is_punct(ch))
-    return found
-
-
-def _is_space(ch: str) -> bool:
-    code = ord(ch)
-    return 0x2000 <= code <= 0x200A or code in WHITESPACE_CODES
-
-
-_ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
-
-
-def _is_punct(ch: str) -> bool:
-    if ch in _ASCII_PUNCT:
-        return True
-    if ch.isascii():
-        return False
-    return unicodedata.category(ch).startswith(("P", "S"))

@@ -4,6 +4,7 @@ A format is a subclass of :class:`Reporter` (flake8's ``BaseFormatter``): overri
 :meth:`finding` to render one finding as text, and :meth:`start` / :meth:`finish` for what
 comes before and after; or override :meth:`render` for a format that is one document.
 Register it in ``FORMATS`` by name; ``guards check --format NAME`` imports only that module.
+May import ``guards.run`` and everything below it.
 """
 
 from __future__ import annotations

@@ -1,1 +1,5 @@
-"""Everything that changes a file, and nothing else writes."""
+"""Write: everything that changes a file, and nothing else writes: ``guards fix`` (stale
+copies -> claim regions), profile adoption, the claims registry's edits (retract, add, confirm,
+dismiss, evidence). Every write splices text, verifies the YAML data, holds the write lock and
+replaces the file atomically (``guards.sources.edit``). May import ``guards.run`` and
+everything below it."""

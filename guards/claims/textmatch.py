@@ -41,6 +41,8 @@ from itertools import accumulate, compress, repeat
 from operator import eq, not_, or_
 from sys import intern
 
+from ..sources.numbers import written_out
+
 SHINGLE = 3
 # A verbatim run shorter than about a dozen words is shared vocabulary (real estates repeat
 # hardware lists such as "RTX PRO 6000 Blackwell, sm_120, and the DGX Spark"), not a copy;
@@ -116,7 +118,7 @@ def _kilo(match: re.Match[str]) -> str:
     start = match.start()
     if start and (match.string[start - 1].isalnum() or match.string[start - 1] in "._"):
         return match.group()
-    return match.group(1) + "000"
+    return written_out(match.group(1), "k")
 
 
 def _underscores(match: re.Match[str]) -> str:

@@ -38,7 +38,7 @@ from ..sources.compose.engines.kvtypes import KV_ALIASES, KV_NAMES, canonical_kv
 from ..sources.compose.engines.vllm import kv_dtype
 from ..sources.compose.header import FIELD
 from ..sources.compose.services import Service
-from ..sources.numbers import to_count, to_number
+from ..sources.numbers import read_count, readings, same_count, to_count, to_number
 from ..sources.patterns import lazy
 from .kv import GPU_MODEL, Pool, bytes_per_token, per_card, rescaled_pool
 
@@ -47,7 +47,6 @@ if TYPE_CHECKING:
 
 MAX_FIGURES = 64  # a comment block quoting more is not read further
 VLLM_UTIL = 0.9  # vLLM's --gpu-memory-utilization when the compose does not set it
-CONTEXT_TOLERANCE = 0.025  # "128K" is 128,000 or 131,072
 
 # Runs are possessive and numbers start only where a digit run starts: linear on any text.
 NUM = r"(?<![0-9,.])(?P<n>[0-9]{1,3}(?:,[0-9]{3})++(?:\.[0-9]++)?|[0-9]++(?:\.[0-9]++)?)"
@@ -264,24 +263,24 @@ def _figure_matches(sentence: str) -> list[tuple[int, Figure, list[Qualifier]]]:
 
 
 def _pool(match: re.Match[str], sentence: str) -> Figure | None:
-    amount = _amount(match.group("n"), match.groupdict().get("k"))
-    if amount is None:
+    count = read_count(match.group("n"), match.groupdict().get("k"))
+    if count is None:
         return None
-    value, unit, scaled = amount
     written = match.groupdict()
-    if not (written.get("t") or scaled or value >= 1000):
+    if not (written.get("t") or count.scaled or count.value >= 1000):
         return None
     if not written.get("k") and MEMORY_UNIT.match(sentence, match.end("n")):
         return None
-    return Figure("pool", value, unit, scaled, " ".join(match.group(0).split()), 0, 0)
+    text = " ".join(match.group(0).split())
+    return Figure("pool", count.value, count.unit, count.scaled, text, 0, 0)
 
 
 def _concurrency(match: re.Match[str]) -> Figure | None:
-    amount = _amount(match.group("x"), None)
-    if amount is None or amount[0] <= 0:
+    count = read_count(match.group("x"))
+    if count is None or count.value <= 0:
         return None
-    value, unit, _ = amount
-    return Figure("concurrency", value, unit, False, " ".join(match.group(0).split()), 0, 0)
+    text = " ".join(match.group(0).split())
+    return Figure("concurrency", count.value, count.unit, False, text, 0, 0)
 
 
 def _own_context(match: re.Match[str]) -> list[Qualifier]:
@@ -292,17 +291,6 @@ def _own_context(match: re.Match[str]) -> list[Qualifier]:
     suffix = written.get("k") or ""
     context = _context(written["n"], suffix, written["n"] + suffix)
     return [context] if context else []
-
-
-def _amount(digits: str, suffix: str | None) -> tuple[float, float, bool] | None:
-    """(value, the precision written, written with K or M) of ``212,977``, ``310K``, ``0.8M``."""
-    plain = digits.replace(",", "")
-    number = to_number(plain)
-    if number is None:
-        return None
-    scale = {"k": 1000, "m": 1_000_000}.get((suffix or "").lower(), 1)
-    decimals = len(plain.partition(".")[2])
-    return number * scale, scale / 10**decimals, scale > 1
 
 
 # -- qualifiers -------------------------------------------------------------------------------
@@ -346,14 +334,13 @@ def _qualifier(kind: str, match: re.Match[str], sentence: str) -> Qualifier | No
 
 
 def _context(digits: str, suffix: str | None, text: str) -> Qualifier | None:
-    amount = _amount(digits, suffix)
-    if amount is None:
+    count = read_count(digits, suffix)
+    if count is None:
         return None
-    value, _, scaled = amount
-    tokens = value * 1.024 if scaled else value  # a context's K is usually 1024
-    if tokens < 1024 or (tokens != int(tokens) and not scaled):
+    tokens = readings(count.value, count.scaled)[-1]  # a context's K is usually 1024
+    if tokens < 1024 or (tokens != int(tokens) and not count.scaled):
         return None
-    return Qualifier("context", int(tokens), " ".join(text.split()), scaled)
+    return Qualifier("context", int(tokens), " ".join(text.split()), count.scaled)
 
 
 NAME = lazy(r"[\w.-]+/[\w.-]+")  # the names comments can mention
@@ -478,9 +465,8 @@ def elsewhere(figure: Figure, shipped: Setting) -> Qualifier | None:
 
 
 def same_context(q: Qualifier, tokens: int) -> bool:
-    value = int(q.value)
-    candidates = (value, value * 1000 // 1024) if q.approximate else (value,)
-    return any(abs(c - tokens) <= CONTEXT_TOLERANCE * tokens for c in candidates)
+    """A context qualifier says ``tokens`` (within ``numbers.TOLERANCE``; K as 1024 or 1000)."""
+    return same_count(int(q.value), tokens, binary=q.approximate)
 
 
 def same_setting(a: Setting, b: Setting) -> bool:
@@ -491,9 +477,7 @@ def same_setting(a: Setting, b: Setting) -> bool:
             return False
     if a.kv and b.kv and not same_kv(a.kv, b.kv):
         return False
-    return not (
-        a.context and b.context and abs(a.context - b.context) > CONTEXT_TOLERANCE * a.context
-    )
+    return not (a.context and b.context and not same_count(b.context, a.context))
 
 
 def tokens(figure: Figure, measured: Setting) -> int | None:

@@ -1,4 +1,4 @@
-"""D007 figure-conflict: a header quotes each KV-pool figure with one value per configuration.
+"""D007 figure-conflict: a header gives each KV-pool or concurrency figure one value per configuration.
 
 Why: operators size ``--max-num-seqs``, the context and the utilisation by the pool and
 concurrency figures in the header. When one header quotes the KV pool as 806,821 tokens in one
@@ -47,10 +47,9 @@ from ..facts.figures import (
 from ..findings import Finding, Severity
 from ..sources.compose.compose import Compose
 from ..sources.compose.engines import VLLM
+from ..sources.numbers import readings
 from .base import Context, Rule
 from .options import RuleOptions
-
-K_AS_1024 = 1.024  # "944K" may be 944,000 or 966,656 tokens
 
 
 def check(compose: Compose, context: Context) -> list[Finding] | None:
@@ -88,15 +87,9 @@ def _agree(first: Figure, second: Figure) -> bool:
     slack = max(first.unit, second.unit) * (1 + 1e-9)
     return any(
         abs(a - b) <= slack * max(a / first.value, b / second.value)
-        for a in _readings(first)
-        for b in _readings(second)
+        for a in readings(first.value, first.scaled)
+        for b in readings(second.value, second.scaled)
     )
-
-
-def _readings(figure: Figure) -> tuple[float, ...]:
-    if figure.scaled:
-        return figure.value, figure.value * K_AS_1024
-    return (figure.value,)
 
 
 def _finding(compose: Compose, earlier: Figure, figure: Figure) -> Finding:
@@ -119,12 +112,11 @@ def _value(figure: Figure) -> str:
 
 
 RULE: Rule[RuleOptions] = Rule(
-    "D007",
-    "figure-conflict",
-    "drift",
-    ("compose",),
-    Severity.ERROR,
-    "One header quotes each KV-pool or concurrency figure with one value per configuration.",
-    check,
-    __doc__,
+    id="D007",
+    name="figure-conflict",
+    family="drift",
+    targets=("compose",),
+    severity=Severity.ERROR,
+    check=check,
+    doc=__doc__,
 )

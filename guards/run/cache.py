@@ -55,6 +55,7 @@ from typing import TYPE_CHECKING
 from .. import __version__
 from ..errors import MAX_PATH, printable
 from ..findings import Run, from_json, to_json
+from ..sources.edit import replace_atomically
 from ..sources.paths import is_inside
 from ..sources.reads import STATE, Reads, digest, recording
 
@@ -362,18 +363,9 @@ def read_entry(folder: int, name: str, limit: int, touch: bool = False) -> bytes
 
 def write_entry(folder: int, name: str, data: bytes) -> None:
     """``data`` as the file ``name`` in ``folder`` (a descriptor), mode 0o600, through a
-    temporary file: readers see the whole file or none."""
-    temporary = f".tmp-{os.getpid()}-{os.urandom(6).hex()}"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
-    handle = os.open(temporary, flags, 0o600, dir_fd=folder)
-    try:
-        with open(handle, "wb") as out:
-            out.write(data)
-        os.replace(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
-    except BaseException:
-        with suppress(OSError):
-            os.unlink(temporary, dir_fd=folder)
-        raise
+    temporary file (``.tmp-``, which ``prune`` leaves alone): readers see the whole file or
+    none."""
+    replace_atomically(name, data, 0o600, folder=folder, prefix=".tmp-")
 
 
 def prune(folder: int, entries: int = MAX_ENTRIES, limit: int = MAX_BYTES) -> None:

@@ -20,10 +20,9 @@ import fcntl
 import itertools
 import os
 import stat
-import tempfile
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -236,7 +235,7 @@ def write(source: Source, new_raw: str) -> bool:
         raise GuardsError("file is read-only; nothing written", source.shown)
     data = ((BOM if source.bom else "") + new_raw).encode("utf-8")
     try:
-        _replace(target, data, mode, lambda: _unchanged(source, target))
+        replace_atomically(target, data, mode, check=lambda: _unchanged(source, target))
     except OSError as exc:
         raise GuardsError(
             f"cannot write: {exc.strerror or exc}; nothing written", source.shown
@@ -272,25 +271,46 @@ def write_file(path: Path, text: str, shown: str) -> None:
             umask = os.umask(0)
             os.umask(umask)
             mode = 0o666 & ~umask
-        _replace(target, text.encode("utf-8"), mode)
+        replace_atomically(target, text.encode("utf-8"), mode)
     except OSError as exc:
         raise GuardsError(f"cannot write: {exc.strerror or exc}; nothing written", shown) from None
 
 
-def _replace(target: Path, data: bytes, mode: int, check: Callable[[], None] | None = None) -> None:
-    """``data`` into a temp file beside ``target``, renamed over it; ``check`` runs just
-    before the rename and may refuse it (the temp file is removed)."""
-    handle, temp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+def replace_atomically(
+    target: str | Path,
+    data: bytes,
+    mode: int,
+    folder: int | None = None,
+    prefix: str | None = None,
+    check: Callable[[], None] | None = None,
+) -> None:
+    """``data`` as the file ``target``, mode ``mode``, through a temporary file beside it that
+    is renamed over it: a reader sees the old file or the new one, never part of either.
+
+    The one atomic write, for edited files and the run cache alike. ``folder``: a descriptor
+    ``target`` is relative to (the cache reaches its folders only through descriptors it has
+    checked, so a path swapped meanwhile is not followed). The temporary file (named
+    ``prefix``, by default ``.NAME.``, then the process and a random part) is made new, not
+    through a link and readable by this user only until it holds ``data``; ``check`` runs just
+    before the rename and may refuse it. On any error the temporary file is removed."""
+    head, name = os.path.split(os.fspath(target))
+    start = f".{name}." if prefix is None else prefix
+    temporary = os.path.join(head, f"{start}{os.getpid()}-{os.urandom(6).hex()}")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+    handle = os.open(temporary, flags, 0o600, dir_fd=folder)
     try:
-        with os.fdopen(handle, "wb") as out:
+        with open(handle, "wb") as out:
             out.write(data)
-        os.chmod(temp, mode)
+        if folder is None:
+            os.chmod(temporary, mode)
+        else:  # the folder is checked: only this user can put a link in its place
+            os.chmod(temporary, mode, dir_fd=folder)
         if check is not None:
             check()
-        os.replace(temp, target)
+        os.replace(temporary, target, src_dir_fd=folder, dst_dir_fd=folder)
     except BaseException:
-        if os.path.exists(temp):
-            os.unlink(temp)
+        with suppress(OSError):
+            os.unlink(temporary, dir_fd=folder)
         raise
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .. import numbers
 from ..markers import Marker, retraction_marker
-from ..numbers import to_number
 
 RULE_LINE = re.compile(r"^#\s*(?:-{3,}|={3,})\s*$")
 PROFILE_LINE = re.compile(r"^#\s*(?:\W\s*)?profile\b[^:]*:\s*$", re.IGNORECASE)
@@ -295,24 +295,19 @@ def first_count(text: str) -> tuple[int, bool] | None:
     """The first token count in a header value: ``204800 (~200K)`` -> (204800, exact);
     ``262K`` -> (268288, approximate: K may mean 1000 or 1024)."""
     match = COUNT.search(text)
-    if match is None:
+    count = numbers.read_count(match.group(1), match.group(2), binary=True) if match else None
+    if count is None:
         return None
-    value = to_number(match.group(1).replace(",", ""))
-    if value is None:
-        return None
-    unit = (match.group(2) or "").lower()
-    if unit:
-        return int(value * (1024 if unit == "k" else 1024**2)), True
-    return int(value), False
+    return int(count.value), count.scaled
 
 
 def same_count(stated: tuple[int, bool], actual: int) -> bool:
-    """Exact values must match exactly; ``262K``/``256K``/``~200K`` match within 2.5%."""
+    """Exact values must match exactly; ``262K``/``256K``/``~200K`` match within
+    ``numbers.TOLERANCE``, their K read as 1024 or 1000."""
     value, approximate = stated
     if not approximate:
         return value == actual
-    candidates = (value, value * 1000 // 1024)
-    return any(abs(c - actual) <= 0.025 * actual for c in candidates)
+    return numbers.same_count(value, actual, binary=True)
 
 
 # -- the Status enum --------------------------------------------------------------------------

@@ -21,18 +21,38 @@ MAX_FINDING = 1000  # characters of a finding's message or hint (they may quote 
 OptionsT = TypeVar("OptionsT", bound=RuleOptions)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Rule(Generic[OptionsT]):
+    """One rule, declared by keyword: nine fields in a row are too easy to swap by position.
+
+    Its one-line description is not a field: it is the docstring's first line, so the line
+    ``guards rules``, SARIF and the reference print cannot drift from the one ``explain`` opens
+    with.
+    """
+
     id: str
     name: str
-    family: str  # "schema" | "claims" | "knobs" | "drift" | "regen" | "suppressions"
-    targets: tuple[str, ...]  # any of "compose", "note", "claim"
+    family: str  # "schema" | "claims" | "knobs" | "drift" | "regions" | "suppressions"
+    targets: tuple[str, ...]  # any of "compose", "note", "claim", "config"
     severity: Severity
-    summary: str
     check: Callable[[Any, Context], Iterable[Finding] | None]
-    doc: str
+    doc: str  # "ID name: one line" alone on its first line, then Why / Bad / Finds / Good
     options: type[OptionsT] = RuleOptions  # type: ignore[assignment]
     after_others: bool = False  # judges the other rules' results: runs after them
+
+    def __post_init__(self) -> None:
+        head, _, rest = self.doc.strip().partition("\n")
+        if not head.startswith(f"{self.id} {self.name}: ") or rest[:1] not in ("", "\n"):
+            raise ValueError(
+                f"rule {self.id}: its docstring must open with `{self.id} {self.name}: ` and "
+                "a summary on a line of its own"
+            )
+
+    @property
+    def summary(self) -> str:
+        """What the rule checks, in one line: the docstring's first, after ``ID name: ``."""
+        head = self.doc.strip().partition("\n")[0]
+        return head.removeprefix(f"{self.id} {self.name}: ")
 
     def at(
         self,

@@ -1,4 +1,4 @@
-"""D004 catalog-drift: each entry of the estate's catalog of profiles agrees with its compose.
+"""D004 catalog-drift: each entry of a catalog of profiles agrees with the compose it names.
 
 Why: estates keep a catalog of profiles — one entry per compose with its path and the settings
 it ships — that launchers, dashboards and tables read instead of the compose. When a compose
@@ -335,13 +335,12 @@ class Options(RuleOptions):
 
 
 RULE = Rule(
-    "D004",
-    "catalog-drift",
-    "drift",
-    ("compose",),
-    Severity.ERROR,
-    "Each entry of the catalog of profiles agrees with the compose it names.",
-    check,
-    __doc__,
-    Options,
+    id="D004",
+    name="catalog-drift",
+    family="drift",
+    targets=("compose",),
+    severity=Severity.ERROR,
+    check=check,
+    doc=__doc__,
+    options=Options,
 )

@@ -202,12 +202,11 @@ def _same(stated: str, actual: str, truthy: bool) -> bool:
 
 
 RULE: Rule[RuleOptions] = Rule(
-    "D002",
-    "comment-default",
-    "drift",
-    ("compose",),
-    Severity.ERROR,
-    "Comments that state a default state the one the code sets.",
-    check,
-    __doc__,
+    id="D002",
+    name="comment-default",
+    family="drift",
+    targets=("compose",),
+    severity=Severity.ERROR,
+    check=check,
+    doc=__doc__,
 )

@@ -1,4 +1,5 @@
-"""Rule documentation from the rules themselves: ``guards explain`` and ``docs/rules.md``.
+"""Rule documentation from the rules themselves: ``guards explain``, ``docs/rules.md`` and the
+README's rules table.
 
 Each rule's docstring (Why / Bad / Finds / Good) and its declared options are the only
 source; ``guards rules --markdown`` regenerates the reference and a test fails when the
@@ -40,8 +41,7 @@ def markdown(rules: list[Rule]) -> str:
         "|---|---|---|---|",
     ]
     out += [
-        f"| [{r.id}](#{r.id.lower()}-{r.name}) | {r.name} | {r.family} | {_cell(r.summary)} |"
-        for r in rules
+        f"| [{r.id}](#{anchor(r)}) | {r.name} | {r.family} | {_cell(r.summary)} |" for r in rules
     ]
     for rule in rules:
         out += ["", f"## {rule.id} {rule.name}", "", *body(rule)]
@@ -79,3 +79,35 @@ def body(rule: Rule) -> list[str]:
 
 def _cell(text: str) -> str:
     return text.replace("|", "\\|")
+
+
+def anchor(rule: Rule) -> str:
+    """The fragment of a rule's section in docs/rules.md (its heading, as GitHub slugs it)."""
+    return f"{rule.id.lower()}-{rule.name}"
+
+
+README_TABLE_START = "<!-- rules-table: generated from the rules; tests/test_docs.py checks it -->"
+README_TABLE_END = "<!-- /rules-table -->"
+
+
+def readme_table(rules: list[Rule]) -> str:
+    """The README's rules table: each id linked to its section of docs/rules.md, and the same
+    summary that reference's index shows, so the two cannot tell different stories."""
+    out = ["| id | name | checks |", "|---|---|---|"]
+    out += [
+        f"| [{r.id}](docs/rules.md#{anchor(r)}) | {r.name} | {_cell(r.summary)} |" for r in rules
+    ]
+    return "\n".join(out) + "\n"
+
+
+def with_readme_table(text: str, rules: list[Rule]) -> str:
+    """``text`` (the README) with the lines between the table markers regenerated.
+
+    Text in, text out: the caller reads and writes the file. Without both markers, in order,
+    there is no place for the table and that is an error rather than a silent no-op."""
+    start = text.find(README_TABLE_START)
+    end = text.find(README_TABLE_END, max(start, 0))
+    if start < 0 or end < 0:
+        raise ValueError(f"the README has no {README_TABLE_START} ... {README_TABLE_END} markers")
+    head = text[: start + len(README_TABLE_START)]
+    return f"{head}\n{readme_table(rules)}\n{text[end:]}"  # a blank line ends the table

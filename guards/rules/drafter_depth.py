@@ -1,5 +1,4 @@
-"""K003 drafter-depth: the speculative-decoding depth agrees with the header, the comments
-and the registry.
+"""K003 drafter-depth: the drafter depth agrees with the header, comments and the validated maximum.
 
 Why: a maintainer misread his own default when a comment said "this compose defaults to 4" a
 few lines above ``_spec_n="$${SPEC_N:-7}"``, and a user ran SPEC_N=7 believing that is what
@@ -187,12 +186,11 @@ def _validated(compose: Compose, service: Service, context: Context) -> list[Fin
 
 
 RULE: Rule[RuleOptions] = Rule(
-    "K003",
-    "drafter-depth",
-    "knobs",
-    ("compose",),
-    Severity.ERROR,
-    "Drafter depth agrees with the header, comments and the validated maximum.",
-    check,
-    __doc__,
+    id="K003",
+    name="drafter-depth",
+    family="knobs",
+    targets=("compose",),
+    severity=Severity.ERROR,
+    check=check,
+    doc=__doc__,
 )

@@ -52,12 +52,11 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
 
 
 RULE: Rule[RuleOptions] = Rule(
-    "S005",
-    "duplicate-field",
-    "schema",
-    ("compose",),
-    Severity.ERROR,
-    "Each Profile field appears once.",
-    check,
-    __doc__,
+    id="S005",
+    name="duplicate-field",
+    family="schema",
+    targets=("compose",),
+    severity=Severity.ERROR,
+    check=check,
+    doc=__doc__,
 )

@@ -47,12 +47,11 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
 
 
 RULE: Rule[RuleOptions] = Rule(
-    "S004",
-    "empty-field",
-    "schema",
-    ("compose",),
-    Severity.ERROR,
-    "No Profile field is left without a value.",
-    check,
-    __doc__,
+    id="S004",
+    name="empty-field",
+    family="schema",
+    targets=("compose",),
+    severity=Severity.ERROR,
+    check=check,
+    doc=__doc__,
 )

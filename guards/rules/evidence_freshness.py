@@ -1,4 +1,4 @@
-"""C005 evidence-freshness: a claim was measured on an engine a compose it applies to still ships.
+"""C005 evidence-freshness: a claim in force was measured on an engine one of its composes still ships.
 
 Why: a claim lives on its measurements, and a measurement holds for the engine it was taken
 on. When the composes move to a new image (``v0.27.1`` -> ``v0.28.0``), decode rates,
@@ -173,13 +173,12 @@ def _version(tag: str) -> str:
 
 
 RULE = Rule(
-    "C005",
-    "evidence-freshness",
-    "claims",
-    ("claim",),
-    Severity.WARNING,
-    "A claim in force was measured on an engine a compose it applies to still ships.",
-    check,
-    __doc__,
-    Options,
+    id="C005",
+    name="evidence-freshness",
+    family="claims",
+    targets=("claim",),
+    severity=Severity.WARNING,
+    check=check,
+    doc=__doc__,
+    options=Options,
 )

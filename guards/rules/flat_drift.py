@@ -1,4 +1,4 @@
-"""D003 flat-drift: flat ``# Key: value`` lines that scripts read match the body.
+"""D003 flat-drift: flat `# Tensor-parallel:` and `# Requires-min-gpu-count:` lines match the body.
 
 Why: launchers and preflight scripts read ``# Tensor-parallel: 4`` and
 ``# Requires-min-gpu-count: 4`` instead of the YAML; when they drift from the body, the
@@ -108,12 +108,11 @@ def _gpus_needed(service: Service) -> tuple[int | None, str]:
 
 
 RULE: Rule[RuleOptions] = Rule(
-    "D003",
-    "flat-drift",
-    "drift",
-    ("compose",),
-    Severity.ERROR,
-    "Flat `# Key: value` lines (Tensor-parallel, Requires-min-gpu-count) match the body.",
-    check,
-    __doc__,
+    id="D003",
+    name="flat-drift",
+    family="drift",
+    targets=("compose",),
+    severity=Severity.ERROR,
+    check=check,
+    doc=__doc__,
 )

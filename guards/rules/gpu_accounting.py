@@ -1,5 +1,4 @@
-"""K004 gpu-accounting: services of one file fit on the cards they share, and each vLLM service
-runs on as many GPUs as it reserves.
+"""K004 gpu-accounting: services sharing GPUs fit on them; TP × PP matches the reserved GPUs.
 
 Why: two vLLM services on the same card each claim their ``--gpu-memory-utilization`` share of
 it; 0.6 + 0.6 cannot fit, and the second one dies at boot or - worse - boots and OOMs under load.
@@ -155,12 +154,11 @@ def _util(knob) -> float:
 
 
 RULE: Rule[RuleOptions] = Rule(
-    "K004",
-    "gpu-accounting",
-    "knobs",
-    ("compose",),
-    Severity.ERROR,
-    "Services sharing GPUs fit on them; TP × PP matches the reserved GPUs.",
-    check,
-    __doc__,
+    id="K004",
+    name="gpu-accounting",
+    family="knobs",
+    targets=("compose",),
+    severity=Severity.ERROR,
+    check=check,
+    doc=__doc__,
 )

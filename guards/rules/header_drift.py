@@ -249,13 +249,12 @@ class Options(RuleOptions):
 
 
 RULE = Rule(
-    "D001",
-    "header-drift",
-    "drift",
-    ("compose",),
-    Severity.ERROR,
-    "Profile fields (Max ctx, KV, Topology, Status) match what the body sets.",
-    check,
-    __doc__,
-    Options,
+    id="D001",
+    name="header-drift",
+    family="drift",
+    targets=("compose",),
+    severity=Severity.ERROR,
+    check=check,
+    doc=__doc__,
+    options=Options,
 )

@@ -56,12 +56,11 @@ def check(compose: Compose, context: Context) -> list[Finding]:
 
 
 RULE: Rule[RuleOptions] = Rule(
-    "S001",
-    "header-present",
-    "schema",
-    ("compose",),
-    Severity.ERROR,
-    "The compose opens with a header holding a Profile block.",
-    check,
-    __doc__,
+    id="S001",
+    name="header-present",
+    family="schema",
+    targets=("compose",),
+    severity=Severity.ERROR,
+    check=check,
+    doc=__doc__,
 )

@@ -1,5 +1,4 @@
-"""K005 healthcheck-port: a healthcheck probes the port the server listens on inside the
-container.
+"""K005 healthcheck-port: a healthcheck probes the port the server listens on inside the container.
 
 Why: a healthcheck runs inside the container, so ``curl http://localhost:${PORT:-8020}/health``
 beside ``ports: ["${PORT:-8020}:8080"]`` probes a port nothing listens on: the host side of the
@@ -180,12 +179,11 @@ def _remark(context: Context, compose: Compose, service: Service, text: str) -> 
 
 
 RULE: Rule = Rule(
-    "K005",
-    "healthcheck-port",
-    "knobs",
-    ("compose",),
-    Severity.ERROR,
-    "A healthcheck probes the port the server listens on inside the container.",
-    check,
-    __doc__,
+    id="K005",
+    name="healthcheck-port",
+    family="knobs",
+    targets=("compose",),
+    severity=Severity.ERROR,
+    check=check,
+    doc=__doc__,
 )

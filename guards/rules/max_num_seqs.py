@@ -42,17 +42,13 @@ Good:
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field, field_validator
 
-from ..facts.figures import Sizes, applicable_pool, compose_figures, compose_names, setting
-from ..facts.kv import Pool, bytes_per_token, computed_pool, gib, gpu_memory, per_card
-from ..facts.scope import fact
+from ..facts.capacity import Planning, capacity, kv_size, whole_number
+from ..facts.kv import Pool, gib
 from ..findings import Finding, Severity
 from ..sources.compose.compose import Compose, Service
 from ..sources.compose.engines import LLAMACPP, VLLM
-from ..sources.compose.engines.vllm import kv_dtype
 from ..sources.compose.header import first_count, same_count
 from .base import Context, Rule, provenance
 from .options import RuleOptions
@@ -91,13 +87,10 @@ class Options(RuleOptions):
 def check(compose: Compose, context: Context) -> list[Finding] | None:
     checked, findings = False, []
     for service in compose.services:
-        seqs, length = whole_number(service, "max_num_seqs"), whole_number(service, "max_model_len")
-        if seqs is None or length is None:
-            continue
         if service.engine == VLLM:
-            result = _vllm(compose, service, context, seqs, length)
+            result = _vllm(compose, service, context)
         elif service.engine == LLAMACPP:
-            result = _llamacpp(compose, service, seqs, length)
+            result = _llamacpp(compose, service)
         else:
             continue
         if result is not None:
@@ -106,26 +99,21 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
     return findings if checked else None
 
 
-def kv_pool(compose: Compose, service: Service, context: Context) -> Pool | None:
-    """The pool K002 sets against a vLLM service: measured in its comments, else computed
-    from the registry's facts (also read by ``guards evidence read --compose``)."""
-    return _measured(compose, service, context)[0] or _computed(compose, service, context)
+def _planning(context: Context) -> Planning:
+    """This rule's options as the plain values the capacity arithmetic takes."""
+    return Planning.of(context.options(RULE))
 
 
-def whole_number(service: Service, name: str) -> int | None:
-    """A knob's value as a whole number of at least 1 (max-num-seqs, max-model-len)."""
-    knob = service.knob(name)
-    number = knob.number if knob else None
-    return int(number) if number is not None and number >= 1 else None
-
-
-def _vllm(
-    compose: Compose, service: Service, context: Context, seqs: int, length: int
-) -> list[Finding] | None:
-    pool, quoted = _measured(compose, service, context)
-    pool = pool or _computed(compose, service, context)
+def _vllm(compose: Compose, service: Service, context: Context) -> list[Finding] | None:
+    estate = context.estate
+    found = capacity(compose, service, estate.registry, estate.compose_names, _planning(context))
+    if found is None:
+        return None
+    for reason in found.search.left_out:
+        context.remark(RULE, compose.path, f"service {service.name}: {reason}; not used")
+    pool = found.pool
     if pool is None:
-        that = " that applies" if quoted else ""
+        that = " that applies" if found.search.quoted else ""
         context.remark(
             RULE,
             compose.path,
@@ -136,10 +124,9 @@ def _vllm(
     where = f"line {pool.line}" if pool.line else "computed"
     note = f", {pool.note}" if pool.note else ""
     pool_text = f"the KV pool of {pool.tokens:,} tokens ({pool.text}, {where}{note})"
-    if pool.tokens < length:
-        return [_does_not_fit(compose, service, context, pool, pool_text, length)]
-    per_sequence, label = sequence_tokens(context, length)
-    holds = pool.tokens // per_sequence
+    if pool.tokens < found.length:
+        return [_does_not_fit(compose, service, context, pool, pool_text, found.length)]
+    seqs, per_sequence, holds = found.seqs, found.per_sequence, found.holds
     if seqs <= holds:
         return []
     knob = service.knob("max_num_seqs")
@@ -148,12 +135,12 @@ def _vllm(
     plural = "s" if holds != 1 else ""
     message = (
         f"max-num-seqs {seqs}{provenance(knob)} > {holds}: {cost}{pool_text} holds {holds} "
-        f"sequence{plural} of {per_sequence:,} tokens ({label}); max-num-seqs {seqs} "
+        f"sequence{plural} of {per_sequence:,} tokens ({found.label}); max-num-seqs {seqs} "
         "invites preemption and recompute — watch vllm:num_preemptions"
     )
     grow = (
         f"lower max-model-len to {pool.tokens // seqs:,} so {seqs} full-length sequences fit"
-        if per_sequence == length
+        if per_sequence == found.length
         else f"give the KV pool {seqs * per_sequence:,} tokens so {seqs} sequences of "
         f"{per_sequence:,} fit"
     )
@@ -186,96 +173,24 @@ def _does_not_fit(
     )
 
 
-def sequence_tokens(context: Context, length: int) -> tuple[int, str]:
-    """Tokens per sequence and where that number comes from."""
-    planned = context.options(RULE).tokens_per_sequence
-    if planned is None or planned == 1:
-        return length, "the full context"
-    if planned < 1:
-        return max(1, int(planned * length)), f"tokens-per-sequence {planned:g} × the context"
-    if planned >= length:
-        return length, "the full context"
-    return int(planned), "tokens-per-sequence"
-
-
 def _kv_cost(compose: Compose, service: Service, context: Context, tokens: int) -> str:
     """``bf16 KV 65,536 B/token × 204,800 = 12.5 GiB (6.25 GiB/card at TP=2); `` or ''."""
-    table = _figure(compose, service, context, "kv_bytes_per_token")
-    dtype = kv_dtype(service.value("kv_cache_dtype") or "auto", service.value("dtype"))
-    size = bytes_per_token(table, dtype) if table else None
+    size = kv_size(compose, service, context.estate.registry, _planning(context))
     if size is None:
         return ""
-    total = size * tokens
-    tp = whole_number(service, "tensor_parallel_size") or 1
-    heads = _figure(compose, service, context, "kv_heads")
-    card = per_card(total, tp, heads)
-    split = f" ({gib(card)}/card at TP={tp})" if tp > 1 else ""
-    return f"{dtype} KV {size:,} B/token × {tokens:,} = {gib(total)}{split}; "
+    total = gib(size.per_token * tokens)
+    split = f" ({gib(size.card(tokens))}/card at TP={size.tp})" if size.tp > 1 else ""
+    return f"{size.dtype} KV {size.per_token:,} B/token × {tokens:,} = {total}{split}; "
 
 
-def _figure(compose: Compose, service: Service, context: Context, name: str) -> Any:
-    """A registry fact for the service, else the rule's option of that name."""
-    found = fact(context.estate.registry, compose, service, name)
-    return found.value if found else getattr(context.options(RULE), name)
-
-
-def _gpu_memory(compose: Compose, service: Service, context: Context) -> tuple[float, str] | None:
-    """The memory of one GPU and how it reads in a message: the GPU model the header's
-    Topology names, else a registry fact, else the option."""
-    field = compose.header.field("Topology")
-    named = gpu_memory(field.value) if field else None
-    if named and field:
-        return named[0], f"{named[0]:g} GiB ({named[1]}, line {field.line})"
-    memory = _figure(compose, service, context, "gpu_memory_gib")
-    return (memory, f"{memory:g} GiB") if memory else None
-
-
-def _measured(compose: Compose, service: Service, context: Context) -> tuple[Pool | None, bool]:
-    """The measured pool that applies to the service as it runs, and whether the comments
-    quote any figure; a remark says why each figure was left out when none applies."""
-    shipped = next((s for s in compose.shipped if s.name == service.name), service)
-    sizes = Sizes(
-        _figure(compose, service, context, "kv_bytes_per_token") or {},
-        _figure(compose, service, context, "kv_heads"),
-        _gpu_memory(compose, service, context),
+def _llamacpp(compose: Compose, service: Service) -> list[Finding] | None:
+    slots, context_size = (
+        whole_number(service, "max_num_seqs"),
+        whole_number(service, "max_model_len"),
     )
-    names = context.estate.compose_names
-    found = compose_figures(compose.comments, names, compose_names(compose.path))
-    pool, reasons = applicable_pool(found, setting(shipped), setting(service), sizes)
-    if pool is None:
-        for reason in reasons:
-            context.remark(RULE, compose.path, f"service {service.name}: {reason}; not used")
-    return pool, bool(found)
-
-
-def _computed(compose: Compose, service: Service, context: Context) -> Pool | None:
-    table, weights = (
-        _figure(compose, service, context, "kv_bytes_per_token"),
-        _figure(compose, service, context, "weights_gib"),
-    )
-    reserved = _figure(compose, service, context, "reserved_gib") or 0.0
-    util = service.knob("gpu_memory_utilization")
-    dtype = kv_dtype(service.value("kv_cache_dtype") or "auto", service.value("dtype"))
-    size = bytes_per_token(table, dtype) if table else None
-    memory = _gpu_memory(compose, service, context)
-    if not (size and memory and weights and util and util.number):
-        return None
-    tp = whole_number(service, "tensor_parallel_size") or 1
-    card = per_card(size, tp, _figure(compose, service, context, "kv_heads"))
-    tokens = computed_pool(memory[0], util.number, weights, reserved, tp, card)
-    text = (
-        f"computed: {memory[1]} × {util.number:g} − {weights:g} GiB weights / TP {tp} − "
-        f"{reserved:g} GiB reserved, at {card:,.0f} B/token/card"
-    )
-    return Pool(tokens, "computed", None, text)
-
-
-def _llamacpp(
-    compose: Compose, service: Service, slots: int, context_size: int
-) -> list[Finding] | None:
     field = compose.header.field("Default ctx", "Max ctx")
     promised = first_count(field.first_value) if field else None
-    if promised is None:
+    if slots is None or context_size is None or promised is None:
         return None
     per_request = promised[0] if not same_count(promised, context_size) else context_size
     holds = context_size // per_request if per_request else 0
@@ -298,13 +213,12 @@ def _llamacpp(
 
 
 RULE = Rule(
-    "K002",
-    "max-num-seqs",
-    "knobs",
-    ("compose",),
-    Severity.ERROR,
-    "max-num-seqs (-np) stays within the full-length sequences the KV pool holds.",
-    check,
-    __doc__,
-    Options,
+    id="K002",
+    name="max-num-seqs",
+    family="knobs",
+    targets=("compose",),
+    severity=Severity.ERROR,
+    check=check,
+    doc=__doc__,
+    options=Options,
 )

@@ -167,7 +167,7 @@ Good:
         command: [--max-model-len, "131072"]
 """
 
-MARKERS_DOC = """G003 region-markers: region markers pair up, and regions do not nest.
+MARKERS_DOC = """G003 region-markers: region markers pair up: each `>>>` has its `<<<`, and regions do not nest.
 
 Why: the markers are what tells ``guards regen`` (and a reader) which lines are generated. An
 opening marker without its closing one, a closing one without an opening one, or a region
@@ -200,32 +200,29 @@ def _label(rendered: Rendered) -> str:
 
 
 CURRENT: Rule[RuleOptions] = Rule(
-    "G001",
-    "region-current",
-    "regions",
-    ("compose",),
-    Severity.ERROR,
-    "Each generated region holds what its template renders now.",
-    check_current,
-    __doc__,
+    id="G001",
+    name="region-current",
+    family="regions",
+    targets=("compose",),
+    severity=Severity.ERROR,
+    check=check_current,
+    doc=__doc__,
 )
 INTACT: Rule[RuleOptions] = Rule(
-    "G002",
-    "region-intact",
-    "regions",
-    ("compose",),
-    Severity.ERROR,
-    "No generated region was edited by hand since it was generated.",
-    check_intact,
-    INTACT_DOC,
+    id="G002",
+    name="region-intact",
+    family="regions",
+    targets=("compose",),
+    severity=Severity.ERROR,
+    check=check_intact,
+    doc=INTACT_DOC,
 )
 MARKERS: Rule[RuleOptions] = Rule(
-    "G003",
-    "region-markers",
-    "regions",
-    ("compose",),
-    Severity.ERROR,
-    "Region markers pair up: each `>>>` has its `<<<`, and regions do not nest.",
-    check_markers,
-    MARKERS_DOC,
+    id="G003",
+    name="region-markers",
+    family="regions",
+    targets=("compose",),
+    severity=Severity.ERROR,
+    check=check_markers,
+    doc=MARKERS_DOC,
 )

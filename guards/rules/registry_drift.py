@@ -1,4 +1,4 @@
-"""C002 registry-drift: notes and headers agree with the registry on what is withdrawn.
+"""C002 registry-drift: notes and headers agree with the registry on which claims are withdrawn.
 
 Why: a retraction written in a note but not in ``claims.yaml`` leaves every guard that reads
 the registry defending the dead claim; a note or header that cites a withdrawn claim as current
@@ -95,12 +95,11 @@ def _still_cited(target: Compose | Note, citation: Citation, claim: Claim, path:
 
 
 RULE: Rule[RuleOptions] = Rule(
-    "C002",
-    "registry-drift",
-    "claims",
-    ("compose", "note"),
-    Severity.ERROR,
-    "Notes and headers agree with the registry on which claims are withdrawn.",
-    check,
-    __doc__,
+    id="C002",
+    name="registry-drift",
+    family="claims",
+    targets=("compose", "note"),
+    severity=Severity.ERROR,
+    check=check,
+    doc=__doc__,
 )

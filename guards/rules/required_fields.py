@@ -1,4 +1,4 @@
-"""S003 required-fields: the Profile block has every required field.
+"""S003 required-fields: the Profile block has every required field (Caveats when the status needs it).
 
 Why: the at-a-glance block is what an operator reads before launching. Without Model, Topology,
 Drafter, KV or Status they guess; a compose that is not ✅ production or 🧪 experimental must
@@ -91,13 +91,12 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
 
 
 RULE = Rule(
-    "S003",
-    "required-fields",
-    "schema",
-    ("compose",),
-    Severity.ERROR,
-    "The Profile block has Model, Topology, Drafter, KV, Status (and Caveats when due).",
-    check,
-    __doc__,
-    Options,
+    id="S003",
+    name="required-fields",
+    family="schema",
+    targets=("compose",),
+    severity=Severity.ERROR,
+    check=check,
+    doc=__doc__,
+    options=Options,
 )

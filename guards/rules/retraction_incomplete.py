@@ -1,4 +1,4 @@
-"""C004 retraction-incomplete: a withdrawn claim records when, why, and what to say instead.
+"""C004 retraction-incomplete: a withdrawn claim has a date, a reason, a replacement and its wording.
 
 Why: the registry is what every other claim guard reads. A retracted claim without a
 retraction date cannot be told apart from an old typo; without a replacement (or, for a
@@ -67,12 +67,11 @@ def check(claim: Claim, context: Context) -> list[Finding] | None:
 
 
 RULE: Rule[RuleOptions] = Rule(
-    "C004",
-    "retraction-incomplete",
-    "claims",
-    ("claim",),
-    Severity.ERROR,
-    "A withdrawn claim has a date, a reason, a replacement and its wording.",
-    check,
-    __doc__,
+    id="C004",
+    name="retraction-incomplete",
+    family="claims",
+    targets=("claim",),
+    severity=Severity.ERROR,
+    check=check,
+    doc=__doc__,
 )

@@ -172,12 +172,11 @@ def _at(
 
 
 RULE: Rule[RuleOptions] = Rule(
-    "D006",
-    "sibling-drift",
-    "drift",
-    ("compose",),
-    Severity.ERROR,
-    "What a comment says another compose (or a tier table row) ships is what it ships.",
-    check,
-    __doc__,
+    id="D006",
+    name="sibling-drift",
+    family="drift",
+    targets=("compose",),
+    severity=Severity.ERROR,
+    check=check,
+    doc=__doc__,
 )

@@ -103,12 +103,11 @@ def check(target: Compose | Note, context: Context) -> list[Finding] | None:
 
 
 RULE: Rule[RuleOptions] = Rule(
-    "C001",
-    "stale-claim",
-    "claims",
-    ("compose", "note"),
-    Severity.ERROR,
-    "No compose or note still asserts a retracted or superseded claim.",
-    check,
-    __doc__,
+    id="C001",
+    name="stale-claim",
+    family="claims",
+    targets=("compose", "note"),
+    severity=Severity.ERROR,
+    check=check,
+    doc=__doc__,
 )

@@ -1,4 +1,4 @@
-"""S002 status-enum: the Status field starts with one of the status emoji.
+"""S002 status-enum: the Status field starts with a known status emoji.
 
 Why: scripts and people sort composes by the leading emoji of Status: ✅ production,
 ⚠️ caveats, 🧪 experimental, 🐣 incubating, 👁️ preview, ⏸️ upstream-gated, 🗑️ deprecated.
@@ -64,12 +64,11 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
 
 
 RULE: Rule[RuleOptions] = Rule(
-    "S002",
-    "status-enum",
-    "schema",
-    ("compose",),
-    Severity.ERROR,
-    "The Status field starts with a known status emoji.",
-    check,
-    __doc__,
+    id="S002",
+    name="status-enum",
+    family="schema",
+    targets=("compose",),
+    severity=Severity.ERROR,
+    check=check,
+    doc=__doc__,
 )

@@ -1,4 +1,4 @@
-"""D005 summary-drift: the summary line restates the tier the body ships.
+"""D005 summary-drift: the summary line and "shipped default" notes restate the tier the body ships.
 
 Why: the first prose line after the Profile block is what an operator skims when picking a
 tier ("single 3090, MTP n=3, 160K ctx, fp8 KV, VISION ON"). It is written once and rarely
@@ -107,13 +107,11 @@ def _at(compose: Compose, line: Stated, found: Disagreement) -> Finding:
 
 
 RULE: Rule[RuleOptions] = Rule(
-    "D005",
-    "summary-drift",
-    "drift",
-    ("compose",),
-    Severity.ERROR,
-    'The summary line (and "shipped default" notes) restate the context, KV, drafter and '
-    "vision the body ships.",
-    check,
-    __doc__,
+    id="D005",
+    name="summary-drift",
+    family="drift",
+    targets=("compose",),
+    severity=Severity.ERROR,
+    check=check,
+    doc=__doc__,
 )

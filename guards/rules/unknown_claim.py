@@ -1,4 +1,4 @@
-"""C003 unknown-claim: every ``claim:<id>`` a note or header cites exists in the registry.
+"""C003 unknown-claim: every claim id a compose or note cites exists in the registry.
 
 Why: a citation is a promise that the registry holds the claim with its evidence. A typo or a
 claim that was never registered breaks that link silently: a later retraction will not find
@@ -64,12 +64,11 @@ def check(target, context: Context) -> list[Finding] | None:
 
 
 RULE: Rule[RuleOptions] = Rule(
-    "C003",
-    "unknown-claim",
-    "claims",
-    ("compose", "note"),
-    Severity.ERROR,
-    "Every cited claim id exists in the registry.",
-    check,
-    __doc__,
+    id="C003",
+    name="unknown-claim",
+    family="claims",
+    targets=("compose", "note"),
+    severity=Severity.ERROR,
+    check=check,
+    doc=__doc__,
 )

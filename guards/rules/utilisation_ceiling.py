@@ -1,4 +1,4 @@
-"""K001 utilisation-ceiling: ``--gpu-memory-utilization`` stays at or under its ceiling.
+"""K001 utilisation-ceiling: `--gpu-memory-utilization` stays at or under its ceiling.
 
 Why: the knob is a ceiling on what vLLM claims, not a target. Higher means a bigger KV pool and
 less slack for transient prefill peaks: on qwen3.8-27b 0.95 OOMed at 16K prompts where the
@@ -104,13 +104,12 @@ def _flag(knob: Knob) -> str:
 
 
 RULE = Rule(
-    "K001",
-    "utilisation-ceiling",
-    "knobs",
-    ("compose",),
-    Severity.ERROR,
-    "--gpu-memory-utilization stays at or under the registry's ceiling.",
-    check,
-    __doc__,
-    Options,
+    id="K001",
+    name="utilisation-ceiling",
+    family="knobs",
+    targets=("compose",),
+    severity=Severity.ERROR,
+    check=check,
+    doc=__doc__,
+    options=Options,
 )

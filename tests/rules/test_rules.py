@@ -1,19 +1,25 @@
 """Every rule: registered, documented, and its own Bad/Finds/Good examples hold exactly."""
 
+import ast
+import json
 import pkgutil
 import re
 import textwrap
 import tomllib
+from pathlib import Path
 
 import pytest
 
 import guards.rules
 from guards.errors import GuardsError
+from guards.findings import Severity
 from guards.report.text import TextReporter
-from guards.rules import all_rules, find, select
+from guards.rules import Rule, all_rules, find, select
+from guards.rules.docs import markdown
 from guards.rules.options import load_options
 from guards.sources.config import Config
 
+from ..cli_helpers import run_guards
 from ..rule_cases import check
 
 RULES = all_rules()
@@ -34,6 +40,73 @@ def test_ids_and_names_are_unique_and_well_formed():
         assert re.fullmatch(r"[A-Z]\d{3}", rule.id)
         assert re.fullmatch(r"[a-z]+(?:-[a-z]+)*", rule.name)
         assert rule.doc.startswith(f"{rule.id} {rule.name}: ")
+
+
+def test_each_rule_has_one_summary_the_first_line_of_its_docstring():
+    for rule in RULES:
+        head, _, rest = rule.doc.strip().partition("\n")
+        assert head == f"{rule.id} {rule.name}: {rule.summary}"
+        assert rest.startswith("\n"), f"{rule.id}: the summary runs on past its line"
+        assert rule.summary.endswith(".") and "``" not in rule.summary, rule.id
+
+
+def test_no_rule_module_passes_a_summary_or_a_positional_argument():
+    calls = []
+    for path in sorted(Path(guards.rules.__file__).parent.glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        calls += [
+            (path.name, node)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Rule"
+        ]
+    assert len(calls) == len(RULES)  # every declaration was seen
+    for name, call in calls:
+        assert call.args == [], f"{name}:{call.lineno}: Rule(...) takes keywords only"
+        assert "summary" not in {k.arg for k in call.keywords}, f"{name}:{call.lineno}"
+
+
+RULE_FIELDS = {
+    "id": "Z001",
+    "name": "made-up",
+    "family": "schema",
+    "targets": ("compose",),
+    "severity": Severity.ERROR,
+    "check": lambda target, context: None,
+}
+
+
+def test_a_rule_takes_keywords_only_and_no_summary_of_its_own():
+    rule = Rule(**RULE_FIELDS, doc="Z001 made-up: what it checks.\n\nWhy: because.\n")
+    assert rule.summary == "what it checks."
+    with pytest.raises(TypeError):
+        Rule(*RULE_FIELDS.values(), "Z001 made-up: what it checks.")  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        Rule(**RULE_FIELDS, doc="Z001 made-up: what it checks.", summary="something else")  # type: ignore[call-arg]
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        "what it checks.",  # no id and name
+        "Z001 other-name: what it checks.",
+        "Z001 made-up: what it checks, in a sentence\nwrapped onto a second line.\n\nWhy: x.",
+    ],
+)
+def test_a_docstring_that_does_not_open_with_its_summary_line_is_refused(doc):
+    with pytest.raises(ValueError, match="Z001"):
+        Rule(**RULE_FIELDS, doc=doc)
+
+
+def test_every_place_that_describes_a_rule_prints_its_docstrings_first_line(capsys, incident):
+    heads = {r.id: r.doc.strip().partition("\n")[0].partition(": ")[2] for r in RULES}
+    listing = run_guards(capsys, "rules").out.splitlines()
+    assert [line.split()[0] for line in listing] == list(heads)
+    assert all(line.endswith(f"  {heads[line.split()[0]]}") for line in listing)
+    reference = markdown(RULES)
+    assert all(f"| {head.replace('|', chr(92) + '|')} |" in reference for head in heads.values())
+    result = run_guards(capsys, "check", "--root", str(incident), "--format", "sarif")
+    described = json.loads(result.out)["runs"][0]["tool"]["driver"]["rules"]
+    assert {r["id"]: r["shortDescription"]["text"] for r in described} == heads
 
 
 def example(rule, label):

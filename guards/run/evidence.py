@@ -20,7 +20,7 @@ carries the engine's version: it comes from the compose's image or the command l
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -31,7 +31,7 @@ from ..errors import GuardsError, printable
 from ..sources.numbers import LIMIT, to_count
 
 if TYPE_CHECKING:
-    from ..facts.kv import Pool
+    from ..facts.capacity import Capacity
     from ..rules.options import RuleOptions
     from ..sources.compose.compose import Compose, Service
     from .estate import Estate
@@ -52,6 +52,7 @@ TYPES = {
     **dict.fromkeys((REQUEST_TOKENS, DECODE_TIME), "histogram"),
     **dict.fromkeys((*KV_USAGE, RUNNING, WAITING, CACHE_INFO), "gauge"),
 }
+K002 = "K002"  # the rule whose options hold the estate's memory figures and sequence length
 FULL = 0.95  # KV cache usage at which the pool counts as full
 MAX_SHOWN = 2_000  # characters of a printed line (a model name may be 10,000)
 PARSE_ERRORS = (ValueError, IndexError, KeyError, TypeError, OverflowError)
@@ -481,18 +482,6 @@ def _monotonic(scrape: Scrape, name: str) -> bool:
 
 
 @dataclass(frozen=True)
-class Capacity:
-    """What K002 computes for a vLLM service: its KV pool and the sequences it holds."""
-
-    seqs: int
-    holds: int
-    per_sequence: int
-    label: str  # what a sequence's length is: "the full context" or "tokens-per-sequence"
-    pool: Pool
-    provenance: str  # " (from MAX_NUM_SEQS in the environment)" or ""
-
-
-@dataclass(frozen=True)
 class Beside:
     """The figures of one model set beside the compose that serves it."""
 
@@ -527,7 +516,7 @@ def beside(
             compose.path,
         )
     figures_, service = pairs[0]
-    kind, line = compare(figures_, *capacity(compose, service, estate, options))
+    kind, line = compare(figures_, capacity(compose, service, estate, options), service)
     image = service.value("image")
     return figures_, Beside(compose.path, service.name, image, figures_.model, kind, [line])
 
@@ -538,45 +527,41 @@ def _serves(service: Service, model: str) -> bool:
 
 
 def capacity(
-    compose: Compose, service: Service, estate: Estate, options: dict[str, RuleOptions]
-) -> tuple[Capacity | None, str]:
-    """K002's own arithmetic for the service (guards.rules.max_num_seqs), or why there is none."""
-    from ..rules import Context, provenance
-    from ..rules import max_num_seqs as k002
+    compose: Compose, service: Service, estate: Estate, options: Mapping[str, RuleOptions]
+) -> Capacity | str:
+    """K002's count for the service, as the rule reaches it (``guards.facts.capacity`` with
+    K002's options), or why there is none."""
+    from ..facts.capacity import Planning, whole_number
+    from ..facts.capacity import capacity as sequences
 
-    seqs = k002.whole_number(service, "max_num_seqs")
-    length = k002.whole_number(service, "max_model_len")
-    if seqs is None or length is None:
-        return (
-            None,
-            f"the compose sets no {'--max-num-seqs' if seqs is None else '--max-model-len'}",
-        )
-    context = Context(estate, options)
-    pool = k002.kv_pool(compose, service, context)
-    if pool is None:
-        return None, "no measured KV pool in its comments and no registry facts to compute one"
-    per_sequence, label = k002.sequence_tokens(context, length)
-    knob = service.knob("max_num_seqs")
-    return Capacity(
-        seqs, pool.tokens // per_sequence, per_sequence, label, pool, provenance(knob)
-    ), ""
+    planning = Planning.of(options.get(K002))
+    found = sequences(compose, service, estate.registry, estate.compose_names, planning)
+    if found is None:
+        knob = "max-num-seqs" if whole_number(service, "max_num_seqs") is None else "max-model-len"
+        return f"the compose sets no --{knob}"
+    if found.pool is None:
+        return "no measured KV pool in its comments and no registry facts to compute one"
+    return found
 
 
-def compare(found: Figures, capacity_: Capacity | None, why: str) -> tuple[str, str]:
+def compare(found: Figures, judged: Capacity | str, service: Service) -> tuple[str, str]:
     """What the preemption count says about K002 on this compose: (kind, line)."""
-    if capacity_ is None:
-        return "not-judged", f"K002 not judged: {why}"
+    from ..rules.base import provenance
+
+    if isinstance(judged, str):
+        return "not-judged", f"K002 not judged: {judged}"
     if found.preemptions is None:
         return "not-judged", f"K002 not judged: no {PREEMPTIONS}_total in the scrape"
-    c = capacity_
-    where = f"line {c.pool.line}" if c.pool.line else "computed"
-    note = f", {c.pool.note}" if c.pool.note else ""
+    c, pool = judged, judged.pool
+    assert pool is not None
+    where = f"line {pool.line}" if pool.line else "computed"
+    note = f", {pool.note}" if pool.note else ""
     plural = "s" if c.holds != 1 else ""
     holds = (
         f"the {c.holds} sequence{plural} of {c.per_sequence:,} tokens ({c.label}) that the KV "
-        f"pool of {c.pool.tokens:,} tokens ({c.pool.text}, {where}{note}) holds"
+        f"pool of {pool.tokens:,} tokens ({pool.text}, {where}{note}) holds"
     )
-    seqs = f"max-num-seqs {c.seqs}{c.provenance}"
+    seqs = f"max-num-seqs {c.seqs}{provenance(service.knob('max_num_seqs'))}"
     count = counted(found.preemptions, "preemption") + (" since start" if found.since_start else "")
     if c.seqs > c.holds and found.preemptions > 0:
         return "confirmed", f"confirms K002: {count}, and {seqs} exceeds {holds}"

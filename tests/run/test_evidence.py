@@ -12,13 +12,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from guards.errors import GuardsError
+from guards.rules import all_rules
+from guards.rules.options import load_options
 from guards.run import evidence
+from guards.run.estate import load_estate
+from guards.sources.compose.engines import VLLM
+from guards.sources.config import Config
 from guards.sources.edit import apply
 from guards.sources.registry import load
 from guards.write.evidence_edit import evidence_edits
 
 from ..cli_helpers import run_guards, tree_digest
 from ..conftest import FIXTURES
+from ..rule_cases import check, load_cases
 
 SCRAPES = FIXTURES / "scrapes"
 SLOW = """\
@@ -781,3 +787,134 @@ def test_the_entry_follows_the_list_s_own_style(before, after):
     head = "claims:\n  - id: a\n    title: A\n    status: active\n"
     edits = evidence_edits(head + before, "claims.yaml", "a", NEW)
     assert apply(head + before, edits) == head + after
+
+
+# -- evidence's K002 verdict and the rule: one count ------------------------------------------
+
+K002_CASES = [case for case in load_cases() if case.rule == "K002"]
+SWEPT = """\
+# Profile (at-a-glance):
+#   Topology:  Dual 3090 PCIe (TP=2)
+#   Max ctx:   204800 — MEASURED on 2×3090 @0.90 util (KV pool 212,977 tok)
+services:
+  vllm:
+    image: vllm/vllm-openai:v0.27.1
+    command:
+      - --tensor-parallel-size
+      - "2"
+      - --max-model-len
+      - "204800"
+      - --gpu-memory-utilization
+      - "${GPU_MEMORY_UTILIZATION:-0.90}"
+      - --kv-cache-dtype
+      - bfloat16
+      - --max-num-seqs
+      - "${MAX_NUM_SEQS:-1}"
+"""
+COMPUTED = """\
+services:
+  vllm:
+    image: vllm/vllm-openai:v0.27.1
+    command: >-
+      --tensor-parallel-size 2 --max-model-len 131072 --gpu-memory-utilization 0.90
+      --kv-cache-dtype bfloat16 --max-num-seqs ${MAX_NUM_SEQS:-1}
+"""
+NAMED = """\
+# Profile (at-a-glance):
+#   Max ctx:   204800 — dual/ultrafast measured a KV pool 900,000 tok.
+# Measured here: KV pool 212,977 tok.
+services:
+  vllm:
+    image: vllm/vllm-openai:v0.27.1
+    command: [--max-model-len, "204800", --max-num-seqs, "${MAX_NUM_SEQS:-1}"]
+"""
+SIZES = {"kv-heads": 4, "kv-bytes-per-token": {"bf16": 65536, "fp8": 32768}}
+MEMORY = {"gpu-memory-gib": 24, "weights-gib": 18, "reserved-gib": 2}
+
+
+def k002_both(files, root, options=None, env=None):
+    """For every vLLM service of the estate: the messages of the K002 rule's findings on its
+    knobs, the rule's remarks, and what evidence sets beside the engine's preemptions."""
+    result, errors = check("K002", files, root, options, env)
+    assert errors == []
+    # the estate and options exactly as the rule case's run loads them
+    config = Config(
+        root=root,
+        composes=("composes/**/*.yml",),
+        notes=("learnings/**/*.md",),
+        rules=options or {},
+    )
+    loaded, settings = load_estate(config, env=env), load_options(config, all_rules())
+    for compose in loaded.composes:
+        for service in (s for s in compose.services if s.engine == VLLM):
+            knobs = (service.knob("max_num_seqs"), service.knob("max_model_len"))
+            lines = {knob.line for knob in knobs if knob}
+            messages = [
+                f.message for f in result.findings if f.path == compose.path and f.line in lines
+            ]
+            judged = evidence.capacity(compose, service, loaded, settings)
+            yield service, messages, result.remarks, judged
+
+
+def agree(service, messages, remarks, judged) -> str:
+    """Assert the rule and evidence reach the same pool and count; the rule's verdict."""
+    if isinstance(judged, str):
+        assert messages == []
+        if judged.startswith("no measured KV pool"):
+            assert any(f"service {service.name}: no measured KV pool" in r for r in remarks)
+        return "not judged"
+    pool = judged.pool
+    shown = f"the KV pool of {pool.tokens:,} tokens ({pool.text}, "
+    if pool.tokens < judged.length:
+        assert len(messages) == 1 and "does not fit" in messages[0] and shown in messages[0]
+        return "does not fit"
+    kind, line = evidence.compare(evidence.Figures("m", False, preemptions=1), judged, service)
+    assert f"pool of {pool.tokens:,} tokens ({pool.text}, " in line
+    if judged.seqs <= judged.holds:
+        assert (messages, kind) == ([], "not-k002")
+        return "within"
+    assert kind == "confirmed" and len(messages) == 1, messages
+    assert messages[0].startswith(f"max-num-seqs {judged.seqs}")
+    assert f" > {judged.holds}: " in messages[0] and shown in messages[0]
+    assert f"holds {judged.holds} sequence" in messages[0]
+    return "over"
+
+
+@pytest.mark.parametrize("case", K002_CASES, ids=lambda case: case.name)
+def test_evidence_and_the_rule_agree_on_every_k002_case(case, tmp_path):
+    for found in k002_both(case.files, tmp_path, case.options, case.env):
+        agree(*found)
+
+
+@pytest.mark.parametrize(
+    "compose, options, env, within",
+    [
+        pytest.param(SWEPT, {}, {}, 1, id="measured"),
+        pytest.param(
+            SWEPT,
+            {"max-num-seqs": {**SIZES, "tokens-per-sequence": 0.25}},
+            {"GPU_MEMORY_UTILIZATION": "0.95"},
+            4,
+            id="rescaled-quarter-context",
+        ),
+        pytest.param(
+            SWEPT,
+            {"max-num-seqs": {"tokens-per-sequence": 32768}},
+            {},
+            6,
+            id="tokens-per-sequence",
+        ),
+        pytest.param(COMPUTED, {"max-num-seqs": {**SIZES, **MEMORY}}, {}, 2, id="computed"),
+        pytest.param(NAMED, {}, {}, 1, id="not-the-other-compose-s-pool"),
+    ],
+)
+def test_evidence_and_the_rule_hold_the_same_count(tmp_path, compose, options, env, within):
+    """Past the count the pool holds, both flag max-num-seqs; up to it, neither does."""
+    verdicts = []
+    for seqs in range(1, within + 3):
+        root = tmp_path / str(seqs)
+        files = {"composes/single/c.yml": compose, "composes/dual/ultrafast.yml": "services: {}\n"}
+        found = list(k002_both(files, root, options, {**env, "MAX_NUM_SEQS": str(seqs)}))
+        assert len(found) == 1
+        verdicts.append(agree(*found[0]))
+    assert verdicts == ["within"] * within + ["over"] * 2

@@ -21,7 +21,7 @@ from ..sources.compose.compose import Compose
 from ..sources.compose.engines import UNKNOWN
 from ..sources.compose.header import HeaderField
 from ..sources.compose.xguards import KEY
-from ..sources.edit import Edit, apply, line_starts
+from ..sources.edit import Edit, apply, line_edits, line_starts
 from ..sources.registry import Registry
 
 # (row key, knob, the stated value in the row's first line). Only these are the body's facts.
@@ -39,7 +39,9 @@ NOTHING = "nothing to adopt"  # no profile block, or one already adopted: not re
 
 @dataclass(frozen=True)
 class Adopted:
-    text: str  # the compose with its block as a region and the rows in x-guards
+    # Edits of the compose's text, whole lines at a time (so a write keeps every untouched
+    # line's own ending): the block becomes a region and the rows move into x-guards.
+    edits: list[Edit]
     reproduced: bool  # rendered with the values as stated, the block came back unchanged
     left: str | None = None  # why the block was not adopted
     line: int = 0  # the block's first line
@@ -59,10 +61,10 @@ def adopt_profile(
     (``bf16`` for ``bfloat16`` agrees, and stays as written)."""
     header = compose.header
     if header.profile_line is None or not header.fields:
-        return Adopted(compose.text, True, NOTHING)
+        return Adopted([], True, NOTHING)
     if header.notes:
         return Adopted(
-            compose.text,
+            [],
             True,
             "the block has lines that are not `Key: value` rows",
             header.profile_line,
@@ -70,7 +72,7 @@ def adopt_profile(
     if compose.data != type(compose.data)() or any(
         header.profile_line in r for r in compose.regions
     ):
-        return Adopted(compose.text, True, NOTHING)
+        return Adopted([], True, NOTHING)
     knobs = _knobs(compose)
     stated = {f.key: _row_text(f) for f in header.fields}
     placed = {
@@ -82,7 +84,8 @@ def adopt_profile(
     original = "".join(line + "\n" for line in compose.lines[first - 1 : last])
     reproduced = _region_body(as_stated) == original
     final = _render(compose, placed, first, last, registry, templates, root)
-    return Adopted(final, reproduced, None, first, _region_body(final) != original)
+    changed = _region_body(final) != original
+    return Adopted(line_edits(compose.text, final), reproduced, None, first, changed)
 
 
 def _knobs(compose: Compose) -> dict[str, str]:

@@ -11,8 +11,9 @@ trailing comment, a line inside a script). The file's regions are then rendered 
 YAML data.
 
 The findings come from the estate as loaded; the file is read again, under the write lock,
-and fixed only when its text is still the text they were computed from. Every step is linear
-in the file: the edits are composed, never recovered by diffing the old and new text.
+and fixed only when its text is still the text they were computed from (the loop ``regen``
+and ``--adopt-profile`` share: :func:`guards.write.rewrite.rewrite`). Every step is linear in
+the file: the edits are composed, never recovered by diffing the old and new text.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
-from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,7 +29,7 @@ from ..claims.textmatch import SHINGLE, normalise
 from ..errors import GuardsError
 from ..facts.regions import indentation, regenerate
 from ..findings import Finding
-from ..sources import edit, yamlsrc
+from ..sources import yamlsrc
 from ..sources.edit import Edit, apply, line_starts
 from ..sources.registry import Claim, Registry
 
@@ -78,25 +78,6 @@ def targets(estate: Estate, findings: Iterable[Finding]) -> list[Target]:
             seen.add(real)
             found.append(Target(path, composes.get(path), list(dict.fromkeys(copies))))
     return found
-
-
-def fix_compose(
-    estate: Estate, compose: Compose, copies: list[Finding], write: bool
-) -> tuple[Fixed, str, str]:
-    """Fix one compose's copies; the result and the file's text before and after. With
-    ``write``, the read, the check that the file is still the text the copies were found in,
-    and the write happen under the write lock. Raises GuardsError (nothing written)."""
-    path, shown = estate.root / compose.path, compose.path
-    with edit.locked(path, shown) if write else nullcontext():
-        source = edit.read(path, shown, estate.config.max_bytes)
-        if source.text != compose.text:
-            raise GuardsError("changed since it was checked; rerun guards fix", shown)
-        templates = estate.config.templates_path
-        done = fix_stale_copies(source.text, shown, copies, estate.registry, templates, estate.root)
-        after = source.render(done.edits)
-        if write:
-            edit.write(source, after)
-    return done, source.raw, after
 
 
 def fix_stale_copies(

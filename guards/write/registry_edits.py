@@ -1,4 +1,5 @@
-"""Editing ``claims.yaml`` in place: ``guards claims retract``, ``add`` and ``find --confirm``.
+"""Editing ``claims.yaml`` in place: ``guards claims retract``, ``add``, ``find --confirm``
+and ``claims evidence add``, every one through :func:`edit_registry`.
 
 The file is never re-dumped: the new values are spliced into the original text, so comments,
 key order, quoting and indentation elsewhere stay byte for byte. A value is written as YAML
@@ -13,10 +14,11 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 from ..errors import GuardsError
-from ..sources import registry, yamlsrc
+from ..sources import edit, registry, yamlsrc
 from ..sources.edit import Edit, apply, line_starts
 from ..sources.yamlsrc import MappingNode, Node, ScalarNode, SequenceNode, Value
 
@@ -40,6 +42,25 @@ ORDER = (
     "facts",
 )
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+NO_REGISTRY = "no claims registry to edit"
+
+
+def edit_registry(path: Path, shown: str, make_edits: Callable[[str, str], list[Edit]]) -> bool:
+    """The one way a command changes the registry, so the four that do cannot drift apart:
+    it must exist (a command edits one, never starts one), it is read under the write lock,
+    ``make_edits(text, shown)`` gives the edits — verified by the function that composes them,
+    which alone knows the one change they may make — and they are written. False when there
+    is nothing to write (the registry already holds the change). GuardsError: nothing
+    written."""
+    if not path.is_file():
+        raise GuardsError(NO_REGISTRY, shown)
+    with edit.locked(path, shown):
+        source = edit.read(path, shown)
+        edits = make_edits(source.text, shown)
+        if not edits:
+            return False
+        edit.write(source, source.render(edits))
+    return True
 
 
 def check_date(value: str) -> str:

@@ -174,14 +174,14 @@ def test_the_rules_chosen_and_the_day_are_part_of_the_key(capsys, estate, monkey
             return dt.date(2999, 1, 1)
 
     no_fresh_runs(monkeypatch)
-    monkeypatch.setattr("guards.cli.dt", SimpleNamespace(date=Tomorrow))
+    monkeypatch.setattr("guards.cli.check.dt", SimpleNamespace(date=Tomorrow))
     with pytest.raises(AssertionError, match="not taken from the cache"):
         run_guards_raising(estate)
 
 
 def run_guards_raising(root: Path) -> None:
     """Call the check in-process without the entry point's error handling."""
-    from guards.cli import _run
+    from guards.cli.check import _run
 
     _run(None, root, None, None, None, None, use_cache=True)
 

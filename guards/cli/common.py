@@ -1,0 +1,91 @@
+"""What every command module shares: the common options, printing, and loading the settings
+and the estate. Here rather than in the package's ``__init__``, which imports every command
+module to register it: a command importing the package back would close a cycle."""
+
+# No `from __future__ import annotations` in the command modules: typer reads the annotations
+# of every command on every run, and strings would each be evaluated (about 6 ms a run).
+
+from pathlib import Path
+
+import typer
+
+from ..errors import GuardsError, printable_lines
+
+ROOT_OPTION = typer.Option(Path("."), "--root", metavar="DIR", help="The estate.")
+CONFIG_OPTION = typer.Option(
+    None, "--config", metavar="FILE", help="A TOML file with the settings of [tool.guards]."
+)
+ID_ARGUMENT = typer.Argument(..., metavar="ID")  # a claim's id
+ENV_FILE_OPTION = typer.Option(
+    None, "--env-file", metavar="FILE", help="Evaluate composes with this operator .env."
+)
+
+
+def paths_argument(what: str):
+    """The PATHS argument of a command that rewrites files."""
+    return typer.Argument(
+        None,
+        metavar="PATHS",
+        help=f"Composes or folders to {what} (default: the whole estate under --root).",
+        show_default=False,
+    )
+
+
+def echo(text: str, err: bool = False, nl: bool = True) -> None:
+    """Print text that carries what files hold (paths, diffs, passages): every line escaped
+    (guards.errors.printable_lines), so no file can write to the terminal or forge a CI log
+    command."""
+    typer.echo(printable_lines(text), err=err, nl=nl)
+
+
+def echo_error(error: GuardsError) -> None:
+    echo(f"guards: error: {error}", err=True)
+
+
+def root_dir(root: Path) -> Path:
+    from ..sources.paths import check_path
+
+    if not check_path(root, str(root)).is_dir():
+        raise GuardsError("--root is not a directory", str(root))
+    return root
+
+
+def operator_env(env_file: Path | None) -> dict[str, str]:
+    """The variables of ``--env-file`` (none without one)."""
+    if env_file is None:
+        return {}
+    from ..sources.envfile import load_env_file
+
+    return load_env_file(env_file, str(env_file))
+
+
+def load_settings(root: Path, config: Path | None):
+    from ..sources.config import load_config
+
+    return load_config(root_dir(root), config)
+
+
+def shown(settings, path: Path) -> str:
+    """``path`` as messages show it (relative to the root)."""
+    from ..run.discovery import shown_path
+
+    return shown_path(settings, path)
+
+
+def load(settings, paths: list[Path] | None):
+    """The estate (or the given paths of it); load errors printed as they are found."""
+    from ..run.estate import load_estate
+
+    estate = load_estate(settings, list(paths) if paths else None)
+    for error in estate.errors:
+        echo_error(error)
+    return estate
+
+
+def whole_estate(root: Path, config: Path | None):
+    return load(load_settings(root, config), None)
+
+
+def exit_for(estate) -> None:
+    """Exit 2 when an input could not be read, else 0."""
+    raise typer.Exit(2 if estate.errors else 0)

@@ -179,7 +179,7 @@ def _not_found(region: Region, name: Any, templates: Path | None, root: Path | N
 def context(
     compose: Compose, region: Region, registry: Registry, where: tuple[str, int]
 ) -> dict[str, Any]:
-    """What a template sees (documented in the README): plain data, built afresh for each
+    """What a template sees (documented in docs/regions.md): plain data, built afresh for each
     render, and one function. No object of guards or a library is reachable from it, since
     through their methods a committed template could run code."""
     services = [_service(s) for s in compose.shipped]

@@ -1,4 +1,4 @@
-"""JSON output, version 1 (the contract in the README). Keys are only ever added."""
+"""JSON output, version 1 (the contract in docs/formats.md). Keys are only ever added."""
 
 from __future__ import annotations
 

@@ -12,6 +12,7 @@ import pytest
 
 from guards.errors import GuardsError, printable, printable_lines
 from guards.run import evidence
+from guards.sources import metrics
 from guards.sources.config import parse_toml
 from guards.sources.jsonsrc import parse as parse_json
 from guards.sources.nesting import MAX_DEPTH
@@ -86,7 +87,7 @@ def read_scrape(capsys, tmp_path, text, name="s.prom"):
 SUFFIXES = {"counter": ("_total",), "histogram": ("_sum", "_count", "_bucket"), "gauge": ("",)}
 READ_METRICS = [  # every sample guards reads a figure from, that the fixture scrape has
     name + end
-    for name, kind in evidence.TYPES.items()
+    for name, kind in metrics.TYPES.items()
     for end in SUFFIXES[kind]
     if f"\n{name}{end}{{" in GOOD
 ]
@@ -163,7 +164,7 @@ def test_a_pool_label_that_is_no_count_is_refused_at_its_line(capsys, tmp_path, 
 
 def test_a_pool_label_the_engine_has_not_set_is_no_pool():
     text, _ = with_label("num_gpu_blocks", "None")
-    (found,) = evidence.figures(evidence.parse(text, "s.prom"))
+    (found,) = evidence.figures(metrics.parse(text, "s.prom"))
     assert found.pool is None
 
 
@@ -218,7 +219,7 @@ def many_models(n):
     )
 
     def work():
-        scrape = evidence.parse(text, "s")
+        scrape = metrics.parse(text, "s")
         return evidence.text(None, scrape, evidence.figures(scrape), None)
 
     return work
@@ -232,7 +233,7 @@ def many_series(n):
         f'{name}_count{{engine="{i}",model_name="m"}} 1\n'
         for i in range(n)
     )
-    return lambda: evidence.figures(evidence.parse(text, "s"))
+    return lambda: evidence.figures(metrics.parse(text, "s"))
 
 
 def test_six_thousand_models_take_linear_time():

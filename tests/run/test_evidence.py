@@ -16,6 +16,7 @@ from guards.rules import all_rules
 from guards.rules.options import load_options
 from guards.run import evidence
 from guards.run.estate import load_estate
+from guards.sources import metrics
 from guards.sources.compose.engines import VLLM
 from guards.sources.config import Config
 from guards.sources.edit import apply
@@ -194,7 +195,7 @@ def test_json_carries_the_figures_and_the_k002_verdict(capsys, tmp_path):
 def test_the_older_kv_gauge_is_read_too():
     text = (SCRAPES / "slow-after.prom").read_text(encoding="utf-8")
     older = text.replace("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc")
-    (found,) = evidence.figures(evidence.parse(older, "old.prom"))
+    (found,) = evidence.figures(metrics.parse(older, "old.prom"))
     assert (found.kv_metric, found.kv_usage) == ("vllm:gpu_cache_usage_perc", 0.987)
 
 
@@ -494,7 +495,7 @@ def test_a_damaged_scrape_is_read_or_refused_never_a_crash(cut, edits):
         if at < len(text):
             text[at] = char
     with contextlib.suppress(GuardsError):  # anything else fails the test
-        evidence.figures(evidence.parse("".join(text), "s.prom"))
+        evidence.figures(metrics.parse("".join(text), "s.prom"))
 
 
 # -- claims evidence add ----------------------------------------------------------------------

@@ -120,3 +120,22 @@ def test_the_import_graph_has_no_cycle():
         if node not in state:
             visit(node, [node])
     assert cycles == []
+
+
+MAX_MODULE_LINES = 600
+MAX_FUNCTION_LINES = 60
+
+
+def test_modules_and_functions_stay_short():
+    """A module past 600 lines or a function past 60 is two ideas sharing a home."""
+    long = []
+    for name, path in modules().items():
+        text = path.read_text(encoding="utf-8")
+        if text.count("\n") > MAX_MODULE_LINES:
+            long.append(f"{name}: {text.count(chr(10))} lines")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                size = (node.end_lineno or node.lineno) - node.lineno + 1
+                if size > MAX_FUNCTION_LINES:
+                    long.append(f"{name}.{node.name}: {size} lines")
+    assert long == []

@@ -11,16 +11,27 @@ them into findings; evidence sets them beside the engine's preemptions.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
+from ..sources.compose.engines.kvtypes import same_kv
 from ..sources.compose.engines.vllm import kv_dtype
-from .figures import Sizes, applicable_pool, compose_figures, compose_names, setting
-from .kv import Pool, bytes_per_token, computed_pool, gpu_memory, per_card
+from .figures import (
+    Figure,
+    Setting,
+    compose_names,
+    elsewhere,
+    find_figures,
+    measured_at,
+    setting,
+    tokens,
+)
+from .kv import Pool, bytes_per_token, computed_pool, gpu_memory, per_card, rescaled_pool
 from .scope import fact
 
 if TYPE_CHECKING:
+    from ..sources.compose.comments import Comment
     from ..sources.compose.compose import Compose, Service
     from ..sources.registry import Registry
 
@@ -201,3 +212,118 @@ def figure(
     """A registry fact for the service, else the estate's value of that name."""
     found = fact(registry, compose, service, name)
     return found.value if found else getattr(planning, name)
+
+
+# -- the pool a service gets from the figures -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """What rescaling a pool needs: whole-model KV bytes per token by dtype, KV heads, and the
+    memory of one GPU with how a message names it (``24 GiB (3090, line 4)``)."""
+
+    bytes_per_token: dict[str, int] = field(default_factory=dict)
+    kv_heads: int | None = None
+    gpu: tuple[float, str] | None = None
+
+
+def compose_figures(
+    comments: Iterable[Comment], names: frozenset[str] = frozenset(), own: Iterable[str] = ()
+) -> list[Figure]:
+    """A compose's figures in the order to use them: the header's, then the other comments';
+    pools in tokens before concurrencies. ``names`` and ``own`` as for :func:`find_figures`."""
+    found: list[Figure] = []
+    comments, own = list(comments), list(own)
+    for header in (True, False):
+        lines = [
+            (c.line, c.column + 1, c.text) for c in comments if (c.where == "header") == header
+        ]
+        figures = find_figures(lines, names, own)
+        found += [f for f in figures if f.kind == "pool"]
+        found += [f for f in figures if f.kind != "pool"]
+    return found
+
+
+def applicable_pool(
+    figures: list[Figure], shipped: Setting, now: Setting, sizes: Sizes
+) -> tuple[Pool | None, list[str]]:
+    """The first figure's pool that applies to a service running ``now`` (shipped as
+    ``shipped``), one that needs no rescaling first; else why none applies, figure by figure."""
+    rescaled, reasons = None, []
+    for figure in figures:
+        outcome = _apply(figure, shipped, now, sizes)
+        if isinstance(outcome, str):
+            reasons.append(outcome)
+        elif not outcome.note:
+            return outcome, []
+        else:
+            rescaled = rescaled or outcome
+    return rescaled, [] if rescaled else reasons
+
+
+def _apply(figure: Figure, shipped: Setting, now: Setting, sizes: Sizes) -> Pool | str:
+    quoted = f"{figure.text} (line {figure.line})"
+    other = elsewhere(figure, shipped)
+    if other is not None:
+        ours = _ours(other.kind, shipped)
+        return f"{quoted} was measured elsewhere (`{other.text}`){ours}"
+    measured = measured_at(figure, shipped)
+    count = tokens(figure, measured)
+    if count is None:
+        return f"{quoted} names no context to multiply"
+    if (measured.tp, measured.gpus) != (now.tp, now.gpus):
+        return f"{quoted} was measured at TP={measured.tp}, and the service runs TP={now.tp}"
+    return _rescaled(
+        Pool(count, "measured", figure.line, figure.text), quoted, measured, now, sizes
+    )
+
+
+def _ours(kind: str, shipped: Setting) -> str:
+    """``, and the compose ships TP=4`` for a qualifier that contradicts it."""
+    if kind == "tp":
+        return f", and the compose ships TP={shipped.tp}"
+    if kind == "gpus":
+        return f", and the compose ships {shipped.gpus} GPU{'s' if shipped.gpus != 1 else ''}"
+    if kind == "context":
+        return f", and the compose ships max-model-len {shipped.context:,}"
+    return ""
+
+
+def _rescaled(pool: Pool, quoted: str, measured: Setting, now: Setting, sizes: Sizes) -> Pool | str:
+    """The pool at the service's utilisation and KV dtype, or why it cannot be known. Memory
+    added by the utilisation is per card, so it needs the per-card split (KV heads at TP > 1);
+    a KV dtype alone scales the pool by the ratio of bytes per token."""
+    old_kv, new_kv = measured.kv or now.kv, now.kv or measured.kv
+    new_util = now.util or measured.util or 0.0
+    old_util = measured.util or new_util
+    util_moved = old_util != new_util
+    kv_moved = bool(old_kv and new_kv and not same_kv(old_kv, new_kv))
+    if not (util_moved or kv_moved):
+        return pool
+    old_size = bytes_per_token(sizes.bytes_per_token, old_kv)
+    new_size = bytes_per_token(sizes.bytes_per_token, new_kv)
+    tp = now.tp or 1
+    lacking = [] if sizes.gpu or not util_moved else ["the GPU's memory"]
+    lacking += [] if old_size and new_size else ["KV bytes per token"]
+    lacking += ["KV heads"] if util_moved and tp > 1 and not sizes.kv_heads else []
+    if lacking or not (old_size and new_size):
+        at = [f"util {old_util:g} and the service runs {new_util:g}"] if util_moved else []
+        at += [f"{old_kv} KV and the service runs {new_kv}"] if kv_moved else []
+        return (
+            f"{quoted} was measured at {' and '.join(at)}; "
+            f"without {' and '.join(lacking)} it is not comparable"
+        )
+    steps = [f"util {old_util:g} to {new_util:g}"] if util_moved else []
+    steps += [f"{old_kv} KV to {new_kv}"] if kv_moved else []
+    if not util_moved:
+        count = rescaled_pool(pool.tokens, 0, 0, 0, old_size, new_size)
+        note = f"rescaled from {steps[0]}: {old_size:,} → {new_size:,} B/token"
+        return replace(pool, tokens=count, note=note)
+    assert sizes.gpu is not None
+    old_card = per_card(old_size, tp, sizes.kv_heads)
+    new_card = per_card(new_size, tp, sizes.kv_heads)
+    count = rescaled_pool(pool.tokens, old_util, new_util, sizes.gpu[0], old_card, new_card)
+    how = [f"{new_util - old_util:+g} × {sizes.gpu[1]}"]
+    how += [f"{old_card:,.0f} → {new_card:,.0f}" if kv_moved else f"at {new_card:,.0f}"]
+    note = f"rescaled from {' and from '.join(steps)}: {', '.join(how)} B/token/card"
+    return replace(pool, tokens=count, note=note)

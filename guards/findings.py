@@ -232,8 +232,9 @@ def _results_json(results: tuple[CheckResult, ...]) -> dict[str, object]:
     }
 
 
-def _finding_json(f: Finding) -> dict[str, object]:
-    waiver = f.waiver and [f.waiver.kind, f.waiver.reason, f.waiver.path, f.waiver.line]
+def finding_fields(f: Finding) -> dict[str, object]:
+    """A finding's fields as plain data, in the order every JSON document gives them (the
+    JSON report and the run cache; each adds its waiver in its own form)."""
     return {
         "rule": f.rule,
         "severity": f.severity.value,
@@ -248,8 +249,12 @@ def _finding_json(f: Finding) -> dict[str, object]:
         "knob": f.knob,
         "fingerprint": f.fingerprint,
         "env": f.env,
-        "waiver": waiver,
     }
+
+
+def _finding_json(f: Finding) -> dict[str, object]:
+    waiver = f.waiver and [f.waiver.kind, f.waiver.reason, f.waiver.path, f.waiver.line]
+    return {**finding_fields(f), "waiver": waiver}
 
 
 RUN_KEYS = frozenset(("results", "rules", "files", "remarks", "checked", "rules_url"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 
-from ..findings import Finding, Run
+from ..findings import Finding, Run, finding_fields
 from . import Reporter
 
 
@@ -50,19 +50,4 @@ class JsonReporter(Reporter):
 
 
 def _finding(f: Finding) -> dict:
-    return {
-        "rule": f.rule,
-        "severity": f.severity.value,
-        "path": f.path,
-        "line": f.line,
-        "column": f.column,
-        "end_line": f.end_line,
-        "end_column": f.end_column,
-        "message": f.message,
-        "hint": f.hint,
-        "claim": f.claim,
-        "knob": f.knob,
-        "fingerprint": f.fingerprint,
-        "env": f.env,
-        **({"waiver": asdict(f.waiver)} if f.waiver else {}),
-    }
+    return {**finding_fields(f), **({"waiver": asdict(f.waiver)} if f.waiver else {})}

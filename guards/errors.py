@@ -1,10 +1,16 @@
 """The one error type users see.
 
 Every problem with user input is raised as :class:`GuardsError` carrying the file and line it
-concerns; the CLI formats it once as ``FILE:LINE[:COL]: what is wrong``.
+concerns; the CLI formats it once as ``FILE:LINE[:COL]: what is wrong``. A parser knows the
+line but not the file it was handed text from, so it raises without a path and the one place
+that read the file attaches it (:func:`located`); the path is not threaded through every
+function only to be quoted in a message.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 
 class GuardsError(Exception):
@@ -30,6 +36,17 @@ class GuardsError(Exception):
         """Pickled whole (a worker process raises it to the parent)."""
         return (type(self), (self.message, self.path, self.line, self.column))
 
+    def at(self, path: str | None) -> GuardsError:
+        """This error, placed in ``path`` unless it already names a file (an inner boundary,
+        such as an included file, was nearer to the problem)."""
+        if self.path is not None or path is None:
+            return self
+        # A copy, not a new call: a subclass's own constructor and attributes are kept.
+        placed = type(self).__new__(type(self), *self.args)
+        placed.__dict__.update(vars(self))
+        placed.path = path
+        return placed
+
     def location(self) -> str:
         if self.path is None:
             return ""
@@ -43,6 +60,19 @@ class GuardsError(Exception):
     def __str__(self) -> str:
         where = self.location()
         return f"{where}: {self.message}" if where else self.message
+
+
+@contextmanager
+def located(path: str | None) -> Iterator[None]:
+    """Errors raised inside without a file are re-raised naming ``path``: the file boundary
+    (what read the text) wraps the parse in this."""
+    try:
+        yield
+    except GuardsError as exc:
+        placed = exc.at(path)
+        if placed is exc:
+            raise
+        raise placed.with_traceback(exc.__traceback__) from exc.__cause__
 
 
 MAX_MESSAGE = 400  # characters of an error message: the input it quotes may be huge

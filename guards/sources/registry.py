@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ..errors import GuardsError
+from ..errors import GuardsError, located
 from . import yamlsrc
 from .markers import CLAIM_ID
 
@@ -140,33 +140,41 @@ def load(path: Path, shown: str, limit: int | None = None) -> Registry:
 
 
 def parse(text: str, shown: str) -> Registry:
-    root = yamlsrc.compose(text, shown)
+    """The registry in ``text``, known as ``shown``; errors name it with their line."""
+    with located(shown):
+        claims = _claims(text)
+    return empty(shown) if claims is None else Registry(path=shown, claims=claims)
+
+
+def _claims(text: str) -> tuple[Claim, ...] | None:
+    """The validated claims of a registry text (``None`` for an empty document)."""
+    root = yamlsrc.compose(text)
     if root is None:
-        return empty(shown)
-    data = yamlsrc.construct(root, shown)
+        return None
+    data = yamlsrc.construct(root)
     if not isinstance(data, dict):
         raise GuardsError(
-            "registry must be a mapping with a `claims:` list", shown, yamlsrc.line_of(root)
+            "registry must be a mapping with a `claims:` list", None, yamlsrc.line_of(root)
         )
-    _validate(_File, data, root, (), shown)
+    _validate(_File, data, root, ())
     claims = []
     for index, raw in enumerate(data.get("claims") or []):
         where = ("claims", index)
         line = yamlsrc.path_line(root, where) or 1
-        claim = _validate(Claim, {**raw, "line": line}, root, where, shown)
+        claim = _validate(Claim, {**raw, "line": line}, root, where)
         claims.append(claim)
-    _check_references(claims, root, shown)
-    return Registry(path=shown, claims=tuple(claims))
+    _check_references(claims, root)
+    return tuple(claims)
 
 
-def _validate(model: type[BaseModel], data: Any, root: Any, where: tuple, shown: str) -> Any:
+def _validate(model: type[BaseModel], data: Any, root: Any, where: tuple) -> Any:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
         error = exc.errors()[0]
         loc = tuple(error["loc"])
         line = yamlsrc.path_line(root, where + loc)
-        raise GuardsError(f"{_dotted(where + loc)}: {_plain(error)}", shown, line) from None
+        raise GuardsError(f"{_dotted(where + loc)}: {_plain(error)}", None, line) from None
 
 
 def _dotted(loc: tuple) -> str:
@@ -191,14 +199,14 @@ def _plain(error: Any) -> str:
     return f"{message[:1].lower()}{message[1:]} (got {error['input']!r})"
 
 
-def _check_references(claims: list[Claim], root: Any, shown: str) -> None:
+def _check_references(claims: list[Claim], root: Any) -> None:
     seen: dict[str, int] = {}
     for index, claim in enumerate(claims):
         if claim.id in seen:
             raise GuardsError(
                 f"claims[{index}].id: duplicate id {claim.id!r} "
                 f"(first defined at line {seen[claim.id]})",
-                shown,
+                None,
                 claim.line,
             )
         seen[claim.id] = claim.line
@@ -207,6 +215,6 @@ def _check_references(claims: list[Claim], root: Any, shown: str) -> None:
             line = yamlsrc.path_line(root, ("claims", index, "superseded_by"))
             raise GuardsError(
                 f"claims[{index}].superseded_by: unknown claim id {claim.superseded_by!r}",
-                shown,
+                None,
                 line,
             )

@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from ..errors import GuardsError
+from ..errors import GuardsError, located
 from .nesting import MAX_DEPTH, TOO_DEEP
 
 try:  # libyaml ships in PyYAML's wheels; the pure loader is the same grammar, only slower.
@@ -64,26 +64,32 @@ def read_text(path: Path, shown: str, limit: int | None = None) -> str:
     return read(path, shown, limit or MAX_BYTES).text
 
 
-def compose(text: str, shown: str) -> Node | None:
+def compose(text: str, shown: str | None = None) -> Node | None:
     """Compose one YAML document into a node tree (``None`` for an empty document).
 
     As Compose reads it: a key given twice in one mapping is an error; merge keys
     (``<<: *base``) are resolved, the mapping's own keys overriding the merged ones; aliases
     that would expand past ``MAX_NODES`` nodes, and collections nested past
-    ``nesting.MAX_DEPTH`` (through aliases too), are refused at their line."""
+    ``nesting.MAX_DEPTH`` (through aliases too), are refused at their line. Errors name
+    ``shown`` when given; without it the caller's boundary places them."""
+    with located(shown):
+        return _compose(text)
+
+
+def _compose(text: str) -> Node | None:
     try:
         root = yaml.compose(text, Loader=Loader)
         if root is not None:
-            _resolve(root, shown)
+            _resolve(root)
         return root
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "invalid YAML"
         if mark is None:
-            raise GuardsError(f"YAML error: {problem}", shown) from None
+            raise GuardsError(f"YAML error: {problem}") from None
         # libyaml may place an error at the end of the stream one line past the last.
         line = min(mark.line + 1, text.count("\n") + 1)
-        raise GuardsError(f"YAML error: {problem}", shown, line, mark.column + 1) from None
+        raise GuardsError(f"YAML error: {problem}", None, line, mark.column + 1) from None
     except yaml.reader.ReaderError as exc:  # a character YAML forbids (NUL, ESC, ...)
         # libyaml counts bytes, PyYAML characters: find the character again, as PyYAML does.
         found = yaml.reader.Reader.NON_PRINTABLE.search(text)
@@ -91,21 +97,21 @@ def compose(text: str, shown: str) -> Node | None:
         line = text.count("\n", 0, at) + 1
         column = at - (text.rfind("\n", 0, at) + 1) + 1
         problem = f"unacceptable character #x{ord(text[at : at + 1] or chr(0)):04x}: {exc.reason}"
-        raise GuardsError(f"YAML error: {problem}", shown, line, column) from None
+        raise GuardsError(f"YAML error: {problem}", None, line, column) from None
     except yaml.YAMLError as exc:
-        raise GuardsError(f"YAML error: {exc}", shown) from None
+        raise GuardsError(f"YAML error: {exc}") from None
 
 
 MAX_NODES = 1_000_000  # a few KB of nested aliases can stand for billions of nodes
 
 
-def _resolve(root: Node, shown: str) -> None:
-    nodes, shared = _nodes(root, shown)
+def _resolve(root: Node) -> None:
+    nodes, shared = _nodes(root)
     if shared:
-        _check_height(root, shown)
+        _check_height(root)
     mappings = [n for n in nodes if isinstance(n, MappingNode)]
     for node in mappings:
-        _no_duplicates(node, shown)
+        _no_duplicates(node)
     loader = Loader("")
     try:
         for node in mappings:
@@ -116,11 +122,11 @@ def _resolve(root: Node, shown: str) -> None:
         loader.dispose()
     if shared and _expanded(root, len(nodes)) > len(nodes) + MAX_NODES:
         raise GuardsError(
-            f"YAML aliases expand to more than {MAX_NODES:,} nodes", shown, line_of(root)
+            f"YAML aliases expand to more than {MAX_NODES:,} nodes", None, line_of(root)
         )
 
 
-def _nodes(root: Node, shown: str) -> tuple[list[Node], bool]:
+def _nodes(root: Node) -> tuple[list[Node], bool]:
     """Every node once, however many aliases refer to it; and whether any is referred to
     more than once (an alias). A collection nested past ``MAX_DEPTH`` is an error at its
     line: the constructor and the code reading its data recurse."""
@@ -132,14 +138,14 @@ def _nodes(root: Node, shown: str) -> tuple[list[Node], bool]:
             shared = True
             continue
         if depth > MAX_DEPTH and not isinstance(node, ScalarNode):
-            raise GuardsError(f"YAML error: {TOO_DEEP}", shown, line_of(node), column_of(node))
+            raise GuardsError(f"YAML error: {TOO_DEEP}", None, line_of(node), column_of(node))
         seen.add(id(node))
         found.append(node)
         stack.extend((kid, depth + 1) for kid in _children(node))
     return found, shared
 
 
-def _check_height(root: Node, shown: str) -> None:
+def _check_height(root: Node) -> None:
     """Aliases can nest a document deeper than it is written (``&b [*a]``, ``&c [*b]``, ...):
     collection heights summed bottom-up once per node, the first past ``MAX_DEPTH`` an error
     at its line (a cycle counts once)."""
@@ -158,10 +164,10 @@ def _check_height(root: Node, shown: str) -> None:
         heights[id(node)] = 1 + max((heights.get(id(kid), 0) for kid in kids), default=0)
         if heights[id(node)] > MAX_DEPTH:
             problem = f"YAML error: aliases make it {TOO_DEEP}"
-            raise GuardsError(problem, shown, line_of(node), column_of(node))
+            raise GuardsError(problem, None, line_of(node), column_of(node))
 
 
-def _no_duplicates(node: MappingNode, shown: str) -> None:
+def _no_duplicates(node: MappingNode) -> None:
     first: dict[str, int] = {}
     for key, _ in node.value:
         if not isinstance(key, ScalarNode) or key.tag == MERGE:
@@ -169,7 +175,7 @@ def _no_duplicates(node: MappingNode, shown: str) -> None:
         if key.value in first:
             raise GuardsError(
                 f"duplicate key `{key.value}` (first at line {first[key.value]})",
-                shown,
+                None,
                 line_of(key),
                 column_of(key),
             )
@@ -212,21 +218,28 @@ def _children(node: Node) -> list[Node]:
     return []
 
 
-def data(text: str, shown: str) -> Any:
+def data(text: str, shown: str | None = None) -> Any:
     """The plain data of a YAML text, as :func:`compose` and :func:`construct` read it."""
-    node = compose(text, shown)
-    return None if node is None else construct(node, shown)
+    with located(shown):
+        node = _compose(text)
+        return None if node is None else _construct(node)
 
 
-def construct(node: Node, shown: str) -> Any:
-    """Plain Python data for a node tree (YAML 1.1 safe types; dates stay strings)."""
+def construct(node: Node, shown: str | None = None) -> Any:
+    """Plain Python data for a node tree (YAML 1.1 safe types; dates stay strings); errors
+    name ``shown`` when given, as :func:`compose`'s do."""
+    with located(shown):
+        return _construct(node)
+
+
+def _construct(node: Node) -> Any:
     loader = Loader("")
     try:
         return loader.construct_document(node)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark or node.start_mark
         raise GuardsError(
-            f"YAML error: {exc.problem or exc.context}", shown, mark.line + 1, mark.column + 1
+            f"YAML error: {exc.problem or exc.context}", None, mark.line + 1, mark.column + 1
         ) from None
     except (ValueError, TypeError) as exc:
         huge = _huge_integer(node)
@@ -234,11 +247,11 @@ def construct(node: Node, shown: str) -> Any:
             raise GuardsError(
                 f"YAML error: an integer of {len(huge.value):,} characters (at most "
                 f"{sys.get_int_max_str_digits():,} digits can be read)",
-                shown,
+                None,
                 line_of(huge),
                 column_of(huge),
             ) from None
-        raise GuardsError(f"YAML error: {exc}", shown, line_of(node)) from None
+        raise GuardsError(f"YAML error: {exc}", None, line_of(node)) from None
     finally:
         loader.dispose()
 
@@ -247,7 +260,7 @@ def _huge_integer(root: Node) -> ScalarNode | None:
     """The first integer past Python's digit limit: the constructor's ValueError says only
     how many digits it had, not where."""
     limit = sys.get_int_max_str_digits()
-    for node in _nodes(root, "")[0]:
+    for node in _nodes(root)[0]:
         if isinstance(node, ScalarNode) and node.tag == INT and len(node.value) > limit:
             return node
     return None

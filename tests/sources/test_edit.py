@@ -94,9 +94,9 @@ def test_line_edits_of_a_local_change_take_time_linear_in_the_file():
     def seconds(count: int) -> float:
         before = "#\n" * count + "x: 1\n" + "#\n" * count
         after = before.replace("x: 1", "x: 2")
-        start = time.perf_counter()
+        start = time.process_time()
         assert apply(before, line_edits(before, after)) == after
-        return time.perf_counter() - start
+        return time.process_time() - start
 
     seconds(1000)
     small, large = seconds(5_000), seconds(20_000)

@@ -514,9 +514,9 @@ def _bare_lines_fix_time(capsys, root, lines: int, repeat: int) -> float:
     best = float("inf")
     for _ in range(repeat):
         (root / "composes/a.yml").write_text(text, encoding="utf-8")
-        start = time.perf_counter()
+        start = time.process_time()  # CPU time: another worker's load does not count
         result = run_guards(capsys, "fix", "--root", str(root))
-        best = min(best, time.perf_counter() - start)
+        best = min(best, time.process_time() - start)
         assert (result.code, result.out) == (0, REPLACED_ONE)
         fixed = (root / "composes/a.yml").read_text(encoding="utf-8")
         assert fixed == HEAD + RENDERED + "#\n" * lines + BODY

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from ...errors import GuardsError
+from ...errors import GuardsError, located
 from .. import yamlsrc
 from ..edit import unify_breaks
 from ..markers import Citation, find_claim_refs
@@ -72,44 +72,53 @@ class Compose:
 
 
 def parse_compose(text: str, shown: str, env: Mapping[str, str] | None = None) -> Compose:
-    """Parse compose ``text``; bad input raises :class:`GuardsError` naming ``shown``:line."""
+    """Parse compose ``text``, known as ``shown``; bad input raises :class:`GuardsError` naming
+    ``shown``:line. The parsers below raise without a file: this entry point places them."""
     env = dict(env or {})
     text = unify_breaks(text)
+    with located(shown):
+        compose = _parse(text, shown, env)
+    compose.citations = [
+        Citation(claim_id, c.line, c.column + 1 + offset, compose.is_correction(c.line))
+        for c in compose.comments
+        if "claim:" in c.text
+        for claim_id, offset in find_claim_refs(c.text)
+    ]
+    return compose
+
+
+def _parse(text: str, path: str, env: dict[str, str]) -> Compose:
     lines = text.split("\n")
-    root = yamlsrc.compose(text, shown)
-    if root is None:
-        raise GuardsError("empty compose file: no YAML content", shown, 1)
-    if not isinstance(root, MappingNode):
-        raise GuardsError("top level is not a mapping", shown, yamlsrc.line_of(root))
+    root = _root(text)
     services_node = yamlsrc.get(root, "services")
     if services_node is None:
-        raise GuardsError("no top-level `services:` mapping", shown, yamlsrc.line_of(root))
+        raise GuardsError("no top-level `services:` mapping", None, yamlsrc.line_of(root))
     if not isinstance(services_node, MappingNode):
-        raise GuardsError("`services:` is not a mapping", shown, yamlsrc.line_of(services_node))
+        raise GuardsError("`services:` is not a mapping", None, yamlsrc.line_of(services_node))
     services = [
-        parse_service(name, key, node, lines, env, shown)
+        parse_service(name, key, node, lines, env)
         for name, key, node in yamlsrc.items(services_node)
     ]
     # Header and comments describe the compose as shipped; with an operator overlay the same
     # node tree is evaluated a second time, without it, for the drift guards.
     shipped = (
         [
-            parse_service(name, key, node, lines, {}, shown)
+            parse_service(name, key, node, lines, {})
             for name, key, node in yamlsrc.items(services_node)
         ]
         if env
         else services
     )
     extensions = {
-        name: yamlsrc.construct(node, shown)
+        name: yamlsrc.construct(node)
         for name, _, node in yamlsrc.items(root)
         if name.startswith("x-")
     }
     header = parse_header(lines)
     comments = find_comments(lines, root, header)
     regions, marker_problems = find_regions(comments, text)
-    compose = Compose(
-        shown,
+    return Compose(
+        path,
         lines,
         header,
         comments,
@@ -119,13 +128,15 @@ def parse_compose(text: str, shown: str, env: Mapping[str, str] | None = None) -
         regions=regions,
         marker_problems=marker_problems,
         callouts=retraction_callouts(comments),
-        data=compose_data(root, shown),
+        data=compose_data(root),
         shipped=shipped,
     )
-    compose.citations = [
-        Citation(claim_id, c.line, c.column + 1 + offset, compose.is_correction(c.line))
-        for c in comments
-        if "claim:" in c.text
-        for claim_id, offset in find_claim_refs(c.text)
-    ]
-    return compose
+
+
+def _root(text: str) -> MappingNode:
+    root = yamlsrc.compose(text)
+    if root is None:
+        raise GuardsError("empty compose file: no YAML content", None, 1)
+    if not isinstance(root, MappingNode):
+        raise GuardsError("top level is not a mapping", None, yamlsrc.line_of(root))
+    return root

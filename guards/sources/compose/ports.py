@@ -80,13 +80,12 @@ def parse_health_and_ports(
     lines: list[str],
     env: Mapping[str, str],
     environment: Mapping[str, EnvEntry],
-    shown: str,
 ) -> tuple[Healthcheck | None, list[PortMapping]]:
     """The healthcheck and the port mappings of the service ``name`` (``node``)."""
     names = {n.lower() for n in {name} | _own_names(node, env)}
-    context = _Context(lines, env, environment, shown, names)
+    context = _Context(lines, env, environment, names)
     health = _healthcheck(yamlsrc.get(node, "healthcheck"), context)
-    return health, _mappings(yamlsrc.get(node, "ports"), env, shown)
+    return health, _mappings(yamlsrc.get(node, "ports"), env)
 
 
 @dataclass(frozen=True)
@@ -94,7 +93,6 @@ class _Context:
     lines: list[str]
     env: Mapping[str, str]
     environment: Mapping[str, EnvEntry]
-    shown: str
     names: set[str]  # the service's own host names besides the local ones
     shell: bool = True  # the test runs in a shell (CMD-SHELL, a string)
 
@@ -205,9 +203,7 @@ def _resolved(raw: str, line: int, column: int, context: _Context) -> Probe:
     try:
         value = interpolate(raw, context.env)
     except TemplateError as exc:
-        raise GuardsError(
-            f"interpolation: {exc}", context.shown, line, column + exc.offset
-        ) from None
+        raise GuardsError(f"interpolation: {exc}", None, line, column + exc.offset) from None
     probe = Probe(None, raw, line, column, value.from_env)
     if not value.resolved:
         return replace(probe, note="; ".join(u.reason for u in value.unresolved))
@@ -245,22 +241,22 @@ def port_number(text: str | None) -> int | None:
     return int(text) if text and PORT.fullmatch(text) and 0 < int(text) < 65536 else None
 
 
-def _mappings(node: Node | None, env: Mapping[str, str], shown: str) -> list[PortMapping]:
+def _mappings(node: Node | None, env: Mapping[str, str]) -> list[PortMapping]:
     if not isinstance(node, SequenceNode):
         return []
     found = []
     for item in node.value:
-        mapping = _long(item, env, shown) if isinstance(item, MappingNode) else None
+        mapping = _long(item, env) if isinstance(item, MappingNode) else None
         if isinstance(item, ScalarNode):
-            mapping = _short(item, env, shown)
+            mapping = _short(item, env)
         if mapping is not None:
             found.append(mapping)
     return found
 
 
-def _short(node: ScalarNode, env: Mapping[str, str], shown: str) -> PortMapping | None:
+def _short(node: ScalarNode, env: Mapping[str, str]) -> PortMapping | None:
     """``[IP:][HOST:]CONTAINER[/PROTOCOL]``; IP may be ``[v6]`` or a bare v6 address."""
-    value = _value(node, env, shown)
+    value = _value(node, env)
     if not value.resolved:
         return None
     spec, _, protocol = value.text.strip().partition("/")
@@ -276,13 +272,13 @@ def _short(node: ScalarNode, env: Mapping[str, str], shown: str) -> PortMapping 
     )
 
 
-def _long(node: MappingNode, env: Mapping[str, str], shown: str) -> PortMapping | None:
+def _long(node: MappingNode, env: Mapping[str, str]) -> PortMapping | None:
     """``target:`` / ``published:`` / ``protocol:``."""
     parts = {}
     for key in ("target", "published", "protocol"):
         value = yamlsrc.get(node, key)
         if isinstance(value, ScalarNode):
-            interpolated = _value(value, env, shown)
+            interpolated = _value(value, env)
             if not interpolated.resolved:
                 return None
             parts[key] = (value.value, interpolated.text.strip())
@@ -304,10 +300,10 @@ def _range(text: str) -> tuple[int, int] | None:
     return (low, high) if low is not None and high is not None and low <= high else None
 
 
-def _value(node: ScalarNode, env: Mapping[str, str], shown: str) -> Value:
+def _value(node: ScalarNode, env: Mapping[str, str]) -> Value:
     quote = 1 if node.style in ("'", '"') else 0
     try:
         return interpolate(node.value, env)
     except TemplateError as exc:
         line, column = yamlsrc.line_of(node), yamlsrc.column_of(node) + quote
-        raise GuardsError(f"interpolation: {exc}", shown, line, column + exc.offset) from None
+        raise GuardsError(f"interpolation: {exc}", None, line, column + exc.offset) from None

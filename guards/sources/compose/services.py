@@ -45,15 +45,15 @@ class Service:
 
 
 def parse_service(
-    name: str, key: Node, node: Node, lines: list[str], env: Mapping[str, str], shown: str
+    name: str, key: Node, node: Node, lines: list[str], env: Mapping[str, str]
 ) -> Service:
     if not isinstance(node, MappingNode):
-        raise GuardsError(f"service `{name}` is not a mapping", shown, yamlsrc.line_of(node))
+        raise GuardsError(f"service `{name}` is not a mapping", None, yamlsrc.line_of(node))
     line = yamlsrc.line_of(key)
-    environment = _environment(yamlsrc.get(node, "environment"), env, shown)
-    script = _script(yamlsrc.get(node, "entrypoint"), lines, env, environment, shown)
-    tokens = _tokens(yamlsrc.get(node, "command"), lines, env, shown)
-    image = _image(yamlsrc.get(node, "image"), env, shown)
+    environment = _environment(yamlsrc.get(node, "environment"), env)
+    script = _script(yamlsrc.get(node, "entrypoint"), lines, env, environment)
+    tokens = _tokens(yamlsrc.get(node, "command"), lines, env)
+    image = _image(yamlsrc.get(node, "image"), env)
     engine = _engine(image, script, tokens)
     if engine == LLAMACPP:
         from .engines import llamacpp
@@ -66,31 +66,29 @@ def parse_service(
         knobs = dialect(tokens, script, environment) if dialect else {}
     if image is not None:
         knobs["image"] = image
-    devices = _devices(node, env, shown)
+    devices = _devices(node, env)
     if devices:
         knobs["gpus"] = _gpus(devices)
-    health, mappings = parse_health_and_ports(name, node, lines, env, environment, shown)
+    health, mappings = parse_health_and_ports(name, node, lines, env, environment)
     return Service(name, line, engine, knobs, environment, devices, script, health, mappings)
 
 
-def _interpolate(text: str, env: Mapping[str, str], shown: str, line: int, column: int) -> Value:
+def _interpolate(text: str, env: Mapping[str, str], line: int, column: int) -> Value:
     try:
         return interpolate(text, env)
     except TemplateError as exc:
-        raise GuardsError(f"interpolation: {exc}", shown, line, column + exc.offset) from None
+        raise GuardsError(f"interpolation: {exc}", None, line, column + exc.offset) from None
 
 
-def _scalar_value(node: ScalarNode, env: Mapping[str, str], shown: str) -> Value:
+def _scalar_value(node: ScalarNode, env: Mapping[str, str]) -> Value:
     quote = 1 if node.style in ("'", '"') else 0  # offsets count from inside the quotes
-    return _interpolate(
-        node.value, env, shown, yamlsrc.line_of(node), yamlsrc.column_of(node) + quote
-    )
+    return _interpolate(node.value, env, yamlsrc.line_of(node), yamlsrc.column_of(node) + quote)
 
 
-def _image(node: Node | None, env: Mapping[str, str], shown: str) -> Knob | None:
+def _image(node: Node | None, env: Mapping[str, str]) -> Knob | None:
     if not isinstance(node, ScalarNode):
         return None
-    value = _scalar_value(node, env, shown)
+    value = _scalar_value(node, env)
     return Knob(
         name="image",
         value=value.text if value.resolved else None,
@@ -105,15 +103,13 @@ def _image(node: Node | None, env: Mapping[str, str], shown: str) -> Knob | None
     )
 
 
-def _environment(node: Node | None, env: Mapping[str, str], shown: str) -> dict[str, EnvEntry]:
+def _environment(node: Node | None, env: Mapping[str, str]) -> dict[str, EnvEntry]:
     entries: dict[str, EnvEntry] = {}
     if isinstance(node, SequenceNode):
         for item in node.value:
             if isinstance(item, ScalarNode):
                 name, eq, rest = item.value.partition("=")
-                entries[name.strip()] = _env_entry(
-                    name.strip(), rest if eq else None, item, env, shown
-                )
+                entries[name.strip()] = _env_entry(name.strip(), rest if eq else None, item, env)
     for name, _, value in yamlsrc.items(node):
         text = (
             value.value
@@ -122,13 +118,11 @@ def _environment(node: Node | None, env: Mapping[str, str], shown: str) -> dict[
         )
         if isinstance(value, ScalarNode) and value.tag.endswith("null"):
             text = None
-        entries[name] = _env_entry(name, text, value, env, shown)
+        entries[name] = _env_entry(name, text, value, env)
     return entries
 
 
-def _env_entry(
-    name: str, text: str | None, node: Node, env: Mapping[str, str], shown: str
-) -> EnvEntry:
+def _env_entry(name: str, text: str | None, node: Node, env: Mapping[str, str]) -> EnvEntry:
     line = yamlsrc.line_of(node)
     if text is None:  # a bare pass-through: present only when the operator sets it
         return EnvEntry(
@@ -137,7 +131,7 @@ def _env_entry(
             line,
             Value(env.get(name, ""), (name,), (name,) if name in env else ()),
         )
-    value = _interpolate(text, env, shown, line, yamlsrc.column_of(node))
+    value = _interpolate(text, env, line, yamlsrc.column_of(node))
     return EnvEntry(name, value.text, line, value)
 
 
@@ -146,13 +140,12 @@ def _script(
     lines: list[str],
     env: Mapping[str, str],
     environment: dict[str, EnvEntry],
-    shown: str,
 ) -> Script | None:
     body = _script_node(node)
     if body is None:
         return None
     script_lines = [
-        ScriptLine(number, raw, _interpolate(raw, env, shown, number, column).text, column)
+        ScriptLine(number, raw, _interpolate(raw, env, number, column).text, column)
         for number, raw, column in _scalar_lines(body, lines)
     ]
     return Script(script_lines, environment)
@@ -205,12 +198,12 @@ def _block_indent(lines: list[str], first: int, last: int) -> int:
     return min(widths) if widths else 0
 
 
-def _tokens(node: Node | None, lines: list[str], env: Mapping[str, str], shown: str) -> list[Token]:
+def _tokens(node: Node | None, lines: list[str], env: Mapping[str, str]) -> list[Token]:
     if isinstance(node, SequenceNode):
         return [
             _token(
                 item.value,
-                _scalar_value(item, env, shown),
+                _scalar_value(item, env),
                 yamlsrc.line_of(item),
                 yamlsrc.column_of(item),
                 quoted=item.style in ("'", '"'),
@@ -223,8 +216,8 @@ def _tokens(node: Node | None, lines: list[str], env: Mapping[str, str], shown: 
     tokens: list[Token] = []
     for number, text, column in _scalar_lines(node, lines):
         for offset, raw in _split_words(text):
-            value = _interpolate(raw, env, shown, number, column + offset)
-            for word in _shell_words(value.text, shown, number):
+            value = _interpolate(raw, env, number, column + offset)
+            for word in _shell_words(value.text, number):
                 tokens.append(
                     _token(
                         raw,
@@ -264,11 +257,11 @@ def _split_words(text: str) -> list[tuple[int, str]]:
     return words
 
 
-def _shell_words(text: str, shown: str, line: int) -> list[str]:
+def _shell_words(text: str, line: int) -> list[str]:
     try:
         return shlex.split(text) or [""] if text else [""]
     except ValueError as exc:
-        raise GuardsError(f"command: {exc}", shown, line) from None
+        raise GuardsError(f"command: {exc}", None, line) from None
 
 
 def _engine(image: Knob | None, script: Script | None, tokens: list[Token]) -> str:
@@ -297,7 +290,7 @@ def _engine(image: Knob | None, script: Script | None, tokens: list[Token]) -> s
     return UNKNOWN
 
 
-def _devices(node: Node, env: Mapping[str, str], shown: str) -> list[dict[str, Any]]:
+def _devices(node: Node, env: Mapping[str, str]) -> list[dict[str, Any]]:
     devices_node: Node | None = node
     for key in ("deploy", "resources", "reservations", "devices"):
         devices_node = yamlsrc.get(devices_node, key)
@@ -308,12 +301,10 @@ def _devices(node: Node, env: Mapping[str, str], shown: str) -> list[dict[str, A
         entry: dict[str, Any] = {"line": yamlsrc.line_of(item)}
         count = yamlsrc.get(item, "count")
         if isinstance(count, ScalarNode):
-            entry["count"] = _scalar_value(count, env, shown).text
+            entry["count"] = _scalar_value(count, env).text
         ids = yamlsrc.get(item, "device_ids")
         if isinstance(ids, SequenceNode):
-            values = [
-                _scalar_value(i, env, shown).text for i in ids.value if isinstance(i, ScalarNode)
-            ]
+            values = [_scalar_value(i, env).text for i in ids.value if isinstance(i, ScalarNode)]
             entry["device_ids"] = [d.strip() for v in values for d in v.split(",") if d.strip()]
         found.append(entry)
     return found

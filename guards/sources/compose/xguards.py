@@ -31,20 +31,20 @@ class ComposeData(BaseModel):
     profile: dict[str, str] = Field(default_factory=dict)
 
 
-def compose_data(root: MappingNode, shown: str) -> ComposeData:
+def compose_data(root: MappingNode) -> ComposeData:
     """The validated ``x-guards`` mapping of a compose (empty when it has none)."""
     node = yamlsrc.get(root, KEY)
     if node is None:
         return ComposeData()
     if not isinstance(node, MappingNode):
-        raise GuardsError(f"`{KEY}` must be a mapping", shown, yamlsrc.line_of(node))
+        raise GuardsError(f"`{KEY}` must be a mapping", None, yamlsrc.line_of(node))
     try:
-        return ComposeData.model_validate(yamlsrc.construct(node, shown))
+        return ComposeData.model_validate(yamlsrc.construct(node))
     except ValidationError as exc:
         error = exc.errors()[0]
         where = ".".join(str(part) for part in error["loc"])
         raise GuardsError(
             f"`{KEY}.{where}`: {error['msg'].lower()}",
-            shown,
+            None,
             yamlsrc.path_line(node, error["loc"]),
         ) from None

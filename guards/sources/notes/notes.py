@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from ...errors import GuardsError
+from ...errors import GuardsError, located
 from .. import yamlsrc
 from ..edit import unify_breaks
 from ..markers import CLAIM_ID, Citation
@@ -64,7 +64,8 @@ def parse_note(text: str, shown: str, *, fast: bool = True) -> Note:
     tested and benchmarked against); the result is the same."""
     text = unify_breaks(text)
     lines = text.split("\n")
-    front_matter, fm_citations, offset = _front_matter(lines, shown)
+    with located(shown):
+        front_matter, fm_citations, offset = _front_matter(lines)
     found = walk_body(lines, offset, fast)
     return Note(
         shown,
@@ -118,48 +119,48 @@ def _parser() -> Any:
 # --- front matter ---------------------------------------------------------------------------
 
 
-def _front_matter(lines: list[str], shown: str) -> tuple[dict, list[Citation], int]:
+def _front_matter(lines: list[str]) -> tuple[dict, list[Citation], int]:
     """(front matter data, its claim citations, number of lines it occupies)."""
     if not lines or lines[0].rstrip() != "---":
         return {}, [], 0
     close = next((i for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")), None)
     if close is None:
-        raise GuardsError("front matter opened with '---' is never closed", shown, 1)
-    node = _compose_front_matter("".join(line + "\n" for line in lines[1:close]), shown)
-    data = _construct(node, shown)
+        raise GuardsError("front matter opened with '---' is never closed", None, 1)
+    node = _compose_front_matter("".join(line + "\n" for line in lines[1:close]))
+    data = _construct(node)
     if data is None:
         return {}, [], close + 1
     if not isinstance(data, dict):
-        raise GuardsError("front matter must be a mapping", shown, 1)
+        raise GuardsError("front matter must be a mapping", None, 1)
     citations = []
     for key in _ID_KEYS:
-        citations += _front_matter_ids(yamlsrc.get(node, key), key, shown)
+        citations += _front_matter_ids(yamlsrc.get(node, key), key)
     return data, citations, close + 1
 
 
-def _compose_front_matter(text: str, shown: str) -> Any:
+def _compose_front_matter(text: str) -> Any:
     try:
-        return yamlsrc.compose(text, shown)
+        return yamlsrc.compose(text)
     except GuardsError as exc:
-        raise _shifted(exc, shown) from None
+        raise _shifted(exc) from None
 
 
-def _construct(node: Any, shown: str) -> Any:
+def _construct(node: Any) -> Any:
     if node is None:
         return None
     try:
-        return yamlsrc.construct(node, shown)
+        return yamlsrc.construct(node)
     except GuardsError as exc:
-        raise _shifted(exc, shown) from None
+        raise _shifted(exc) from None
 
 
-def _shifted(exc: GuardsError, shown: str) -> GuardsError:
+def _shifted(exc: GuardsError) -> GuardsError:
     """The same YAML error, with its line counted from the top of the file."""
     line = exc.line + 1 if exc.line is not None else 1
-    return GuardsError(exc.message, shown, line, exc.column)
+    return GuardsError(exc.message, None, line, exc.column)
 
 
-def _front_matter_ids(node: Any, key: str, shown: str) -> list[Citation]:
+def _front_matter_ids(node: Any, key: str) -> list[Citation]:
     if node is None:
         return []
     items = node.value if isinstance(node, yamlsrc.SequenceNode) else [node]
@@ -171,11 +172,11 @@ def _front_matter_ids(node: Any, key: str, shown: str) -> list[Citation]:
         line = yamlsrc.line_of(item) + 1
         if value is None or item.tag != "tag:yaml.org,2002:str":
             raise GuardsError(
-                f"front matter '{key}' must be a claim id or a list of claim ids", shown, line
+                f"front matter '{key}' must be a claim id or a list of claim ids", None, line
             )
         if not CLAIM_ID.fullmatch(value):
             raise GuardsError(
-                f"front matter '{key}': {value!r} is not a kebab-case claim id", shown, line
+                f"front matter '{key}': {value!r} is not a kebab-case claim id", None, line
             )
         column = yamlsrc.column_of(item)
         citations.append(Citation(value, line, column, key == "retracts", front_matter=True))

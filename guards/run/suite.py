@@ -42,10 +42,10 @@ def run(
     first = [rule for rule in rules if not rule.after_others]
     if workers > 1:
         estate.prepare()  # once, before the workers inherit the estate
-    results = waive(_checks(common, first, (), remarks, workers), estate, today)
+    results = waive(_checks(common, first, (), remarks, workers), estate, today, common.rule_names)
     last = [rule for rule in rules if rule.after_others]
     judged = _checks(common, last, tuple(results), remarks, workers)
-    results += waive(judged, estate, today)
+    results += waive(judged, estate, today, common.rule_names)
     return Run(
         tuple(results),
         tuple(estate.errors),

@@ -36,13 +36,14 @@ def rule_names() -> RuleNames:
     }
 
 
-def waive(results: list[CheckResult], estate: Estate, today: date) -> list[CheckResult]:
-    """The results with every finding a directive or per-path ignore covers waived. (No
-    directive can name a rule that judges directives, so their findings are waived only by a
-    per-path ignore.)"""
+def waive(
+    results: list[CheckResult], estate: Estate, today: date, known: RuleNames
+) -> list[CheckResult]:
+    """The results with every finding a directive or per-path ignore covers waived; ``known``
+    is :func:`rule_names`, built once per run. (No directive can name a rule that judges
+    directives, so their findings are waived only by a per-path ignore.)"""
     files: dict[str, Compose | Note] = {c.path: c for c in estate.composes}
     files.update({n.path: n for n in estate.notes})
-    known = rule_names()
     ignores = path_ignores(estate.config, known)
     cache: dict[str, dict[int, list[Directive]]] = {}
 

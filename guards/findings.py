@@ -149,6 +149,7 @@ class Run:
     baseline: str | None = None  # the baseline file the run was compared with
     stale: tuple[BaselineEntry, ...] = ()  # its entries that no longer match a finding
     strict_baseline: bool = False  # stale entries fail the run
+    warnings: tuple[str, ...] = ()  # settings that select nothing where others do: shown always
 
     @property
     def findings(self) -> list[Finding]:
@@ -202,6 +203,7 @@ def to_json(run: Run) -> dict[str, object]:
         "remarks": list(run.remarks),
         "checked": sorted(run.checked),
         "rules_url": run.rules_url,
+        "warnings": list(run.warnings),
     }
 
 
@@ -257,7 +259,7 @@ def _finding_json(f: Finding) -> dict[str, object]:
     return {**finding_fields(f), "waiver": waiver}
 
 
-RUN_KEYS = frozenset(("results", "rules", "files", "remarks", "checked", "rules_url"))
+RUN_KEYS = frozenset(("results", "rules", "files", "remarks", "checked", "rules_url", "warnings"))
 RESULTS_KEYS = frozenset(("rule_names", "target_names", "rule", "target", "details"))
 FINDING_KEYS = frozenset(
     (
@@ -292,6 +294,7 @@ def from_json(data: object) -> Run:
         _texts(run["remarks"]),
         frozenset(_texts(run["checked"])),
         rules_url=_optional(run["rules_url"]),
+        warnings=_texts(run["warnings"]),
     )
 
 

@@ -485,7 +485,7 @@ def parse_directly(kind: str, text: str, env: dict[str, str] | None = None, limi
             if kind == "config":
                 from guards.rules import all_rules
                 from guards.rules.options import load_options
-                from guards.sources.config import load_config
+                from guards.sources.configfile import load_config
 
                 with tempfile.TemporaryDirectory(prefix="guards-fuzz-") as folder:
                     path = Path(folder) / "guards.toml"

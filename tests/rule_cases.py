@@ -2,13 +2,17 @@
 
 A case is a small estate (``files``), optional ``[rules.*]`` tables (``options``), an optional
 operator ``.env`` overlay (``env``), other rules to run beside it (``select``, for a rule that
-judges the others' results), and what ``guards check --verbose --select RULE`` prints for it
+judges the others' results), the other settings as the TOML of a guards.toml (``settings``;
+default ``PRESET``, the header convention every case's headers are written in, so a case of
+an estate without one says ``settings: ""``), and what ``guards check --verbose --select RULE``
+prints for it
 (``expect``): every finding with path, line, column, message and hint, then the suite total. ``remarks`` lists what the rule said it could not check (default: nothing), ``errors``
 the inputs that could not be loaded (default: none).
 """
 
 from __future__ import annotations
 
+import tomllib
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -23,10 +27,12 @@ from guards.rules.options import load_options
 from guards.run.estate import load_estate
 from guards.run.suite import run
 from guards.sources.config import Config
+from guards.sources.settings import validate
 
 HERE = Path(__file__).parent / "rules"
 TODAY = date(2026, 11, 30)  # what the cases' `until=` dates are read against
-CASE_KEYS = {"name", "files", "options", "env", "select", "expect", "remarks", "errors"}
+CASE_KEYS = {"name", "files", "options", "env", "select", "settings", "expect", "remarks", "errors"}
+PRESET = '[header]\npreset = "profile"\n'
 
 
 @dataclass(frozen=True)
@@ -38,6 +44,7 @@ class Case:
     options: dict[str, Any] = field(default_factory=dict)
     env: dict[str, str] | None = None
     select: list[str] = field(default_factory=list)
+    settings: str = PRESET
     remarks: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
@@ -67,18 +74,19 @@ def check(
     env: dict[str, str] | None = None,
     also: list[str] | None = None,
     today: date | None = None,
+    settings: str = PRESET,
 ) -> tuple[Run, list[str]]:
     """Write ``files`` under ``root``, load them as an estate and run one rule on it (and the
-    rules in ``also``). Returns the run and the load errors."""
+    rules in ``also``), with ``settings`` (TOML) beside the case's globs and ``options``.
+    Returns the run and the load errors."""
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text, encoding="utf-8")
-    config = Config(
-        root=root,
-        composes=("composes/**/*.yml",),
-        notes=("learnings/**/*.md",),
-        rules=options or {},
-    )
+    table = tomllib.loads(settings)
+    values = validate(table, lambda key, inner: (None, None))
+    given = {name: values[name] for name in (key.replace("-", "_") for key in table)}
+    globs = {"composes": ("composes/**/*.yml",), "notes": ("learnings/**/*.md",)}
+    config = Config(root=root, **{**globs, **given, "rules": options or {}})
     rules = all_rules()
     settings = load_options(config, rules)
     estate = load_estate(config, env=env)
@@ -90,6 +98,8 @@ def check(
 
 def outcome(case: Case, root: Path) -> tuple[str, list[str], list[str]]:
     """What the user sees for a case: the text output, the rule's remarks, the load errors."""
-    result, errors = check(case.rule, case.files, root, case.options, case.env, case.select, TODAY)
+    result, errors = check(
+        case.rule, case.files, root, case.options, case.env, case.select, TODAY, case.settings
+    )
     remarks = [r for r in result.remarks if r.startswith(f"{case.rule} ")]
     return TextReporter(verbose=True).render(result), remarks, errors

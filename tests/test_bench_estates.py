@@ -10,7 +10,7 @@ import yaml
 
 from guards.run.estate import load_estate
 from guards.sources.compose.compose import parse_compose
-from guards.sources.config import load_config
+from guards.sources.configfile import load_config
 
 ROOT = Path(__file__).resolve().parents[1]
 SIZE = 18  # one full copy of the bundled composes and part of a second

@@ -175,7 +175,8 @@ DFLASH = (Path(__file__).parent / "fixtures" / "composes" / "vllm-dflash.yml").r
 )
 NOTE = (Path(__file__).parents[1] / "learnings" / "qwen3.8-27b.md").read_text(encoding="utf-8")
 CLAIMS = (Path(__file__).parents[1] / "claims.yaml").read_text(encoding="utf-8")
-CONFIG = 'composes = ["composes/**/*.yml"]\n'  # estates built by estate() have no note unless asked
+# estates built by estate() have no note unless asked; their headers are Profile blocks
+CONFIG = 'composes = ["composes/**/*.yml"]\nheader = { preset = "profile" }\n'
 
 
 def estate(

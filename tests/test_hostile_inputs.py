@@ -613,7 +613,8 @@ def test_a_diff_and_paths_from_the_estate_are_printed_escaped(capsys, tmp_path):
     """regen --diff prints compose lines (YAML holds no terminal escape, but a comment can
     hold a CI command), and a compose whose name starts like one: both reach the output
     escaped."""
-    write(tmp_path, {"claims.yaml": "claims: []\n"})
+    header = '[header]\npreset = "profile"\n'
+    write(tmp_path, {"claims.yaml": "claims: []\n", "guards.toml": header})
     (tmp_path / "templates").mkdir()
     (tmp_path / "templates" / "t.j2").write_text("new\n")
     body = "# >>> guards:t\n#  ::error::old ##[warning]x\n# <<< guards:t\n"

@@ -7,7 +7,7 @@ from guards.report.text import TextReporter
 from guards.rules import all_rules
 from guards.run.estate import load_estate
 from guards.run.suite import run
-from guards.sources.config import load_config
+from guards.sources.configfile import load_config
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -246,14 +246,23 @@ def test_aliases_that_expand_too_far_are_refused(capsys, estate):
     [
         ('composes = ["nowhere/*.yml"]\n',
          "guards.toml:1: `composes` pattern 'nowhere/*.yml' matches no file"),
-        ('composes = ["composes/*.yml", "extra/*.yml"]\n',
-         "guards.toml:1: `composes` pattern 'extra/*.yml' matches no file"),
+        ('composes = ["nowhere/*.yml", "elsewhere/*.yml"]\nnotes = ["notes/*.md"]\n',
+         "guards.toml:1: `composes` pattern 'nowhere/*.yml' matches no file"),
     ],
 )  # fmt: skip
-def test_a_pattern_that_matches_nothing_is_an_error(capsys, estate, config, error):
+def test_a_setting_that_selects_nothing_is_an_error(capsys, estate, config, error):
     write(estate / "guards.toml", config)
     code, _, err = check(capsys, estate)
-    assert (code, err) == (2, [f"guards: error: {error}"])
+    assert (code, err[0]) == (2, f"guards: error: {error}")
+
+
+def test_a_pattern_that_matches_nothing_beside_others_is_a_warning(capsys, estate):
+    write(estate / "guards.toml", 'composes = ["composes/*.yml", "extra/*.yml"]\n')
+    code, _, err = check(capsys, estate)
+    warning = "guards: warning: guards.toml:1: `composes` pattern 'extra/*.yml' matches no file"
+    assert (code, err) == (0, [warning])
+    again = check(capsys, estate)  # kept or not, the warning is shown
+    assert again[0] == 0 and again[2] == [warning]
 
 
 def test_an_estate_with_nothing_to_check_is_an_error(capsys, tmp_path):

@@ -9,7 +9,7 @@ from guards.rules import all_rules
 from guards.run.estate import load_estate
 from guards.run.suite import run
 from guards.sources.compose.compose import parse_compose
-from guards.sources.config import load_config
+from guards.sources.configfile import load_config
 
 from .conftest import SAMPLES
 
@@ -233,9 +233,11 @@ def test_operator_overlay_on_a_real_sample():
     ) == ("7", "3", "0.95")
 
 
-def test_every_finding_on_the_samples():
-    """Two real drifts, both in the DFlash2 compose; nothing else (read by hand, each one)."""
-    estate = load_estate(load_config(SAMPLES))
+def test_every_finding_on_the_samples(tmp_path):
+    """Two real drifts, both in the DFlash2 compose; nothing else (read by hand, each one).
+    The sample has no settings: its header convention comes from a config file beside it."""
+    (tmp_path / "guards.toml").write_text('[header]\npreset = "profile"\n', encoding="utf-8")
+    estate = load_estate(load_config(SAMPLES, tmp_path / "guards.toml"))
     assert not estate.errors and len(estate.composes) == 8
     found = sorted(
         (f.rule, f.path.split("/compose/")[1], f.line, f.message)

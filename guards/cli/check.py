@@ -17,8 +17,10 @@ from .common import (
     ROOT_OPTION,
     echo,
     echo_error,
+    estate_root,
     load_settings,
     operator_env,
+    root_dir,
 )
 
 
@@ -45,7 +47,6 @@ SELECT_OPTION = typer.Option(
     None, "--select", metavar="IDS", help="Rule ids, names, prefixes or families to run."
 )
 IGNORE_OPTION = typer.Option(None, "--ignore", metavar="IDS", help="Rules to skip.")
-CHECK_ROOT = typer.Option(Path("."), "--root", metavar="DIR", help="The estate to check.")
 FORMAT = typer.Option(
     "text", "--format", metavar="|".join(FORMATS), help="Output format.", callback=_format
 )
@@ -95,7 +96,7 @@ BASELINE_FILE = typer.Option(
 
 def check(
     paths: list[Path] | None = PATHS_ARGUMENT,
-    root: Path = CHECK_ROOT,
+    root: Path | None = ROOT_OPTION,
     config: Path | None = CONFIG_OPTION,
     env_file: Path | None = ENV_FILE_OPTION,
     output: str = FORMAT,
@@ -113,6 +114,7 @@ def check(
     jobs: int = JOBS,
 ) -> None:
     """Run the guard suite and print one line per failing check."""
+    root = estate_root(root, config, paths)
     if statistics and output != "text":
         raise GuardsError(f"--statistics is a text view; it cannot go with --format {output}")
     if strict_baseline and baseline is None:
@@ -166,7 +168,7 @@ def _report(result, output, verbose, show_suppressed, painted, statistics, root,
 
 def write_baseline(
     paths: list[Path] | None = PATHS_ARGUMENT,
-    root: Path = ROOT_OPTION,
+    root: Path | None = ROOT_OPTION,
     config: Path | None = CONFIG_OPTION,
     env_file: Path | None = ENV_FILE_OPTION,
     select: list[str] | None = SELECT_OPTION,
@@ -174,6 +176,7 @@ def write_baseline(
     output_file: Path | None = BASELINE_FILE,
 ) -> None:
     """Record today's findings so `check --baseline FILE` reports only new ones."""
+    root = estate_root(root, config, paths)
     from ..run import baseline as accepted
     from ..sources.edit import locked, write_file
 
@@ -201,14 +204,14 @@ def _run(paths, root, config, env_file, select, ignore, quiet=False, use_cache=F
     from ..run import cache
     from ..run.discovery import discover
 
-    settings = load_settings(root, config)
+    store = cache.open_store(root_dir(root)) if use_cache else None
+    settings = load_settings(root, config, cache.KeptSettings(store) if store else None)
     env = operator_env(env_file)
     selection = (_split(select) or settings.select, _split(ignore) or settings.ignore)
     if paths and any(_affects_every_file(settings, path) for path in paths):
         paths = None  # a new registry, config or template can change any file's result
     found = discover(settings, list(paths) if paths else None)
     today = dt.date.today()
-    store = cache.open_store(settings.root) if use_cache else None
     key = cache.run_key(store, settings, selection, found, env, today) if store else None
     loaded: dict[str, Any] = {}
 
@@ -225,11 +228,13 @@ def _run(paths, root, config, env_file, select, ignore, quiet=False, use_cache=F
         loaded["rules"] = chosen = pick(rules, *selection)
         processes = workers_for(len(found.composes) + len(found.notes), workers)
         loaded["estate"] = estate = load_estate(settings, env=env, found=found, workers=processes)
-        return run(estate, chosen, options, today, processes)
+        return run(estate, chosen, options, today, processes, selected=selection[0])
 
     result = cache.through(store, key, compute)
     for error in () if quiet else result.errors:
         echo_error(error)
+    for warning in () if quiet else result.warnings:
+        echo(f"guards: warning: {warning}", err=True)
     return result, loaded.get("estate"), len(loaded.get("rules", result.rules))
 
 

@@ -15,6 +15,7 @@ from .common import (
     ROOT_OPTION,
     echo,
     echo_error,
+    estate_root,
     exit_for,
     load_settings,
     shown,
@@ -65,8 +66,9 @@ MATCH = typer.Option(
 
 
 @claims_app.command("list")
-def claims_list(root: Path = ROOT_OPTION, config: Path | None = CONFIG_OPTION) -> None:
+def claims_list(root: Path | None = ROOT_OPTION, config: Path | None = CONFIG_OPTION) -> None:
     """Every claim: id, status, dates, places citing it and stale copies."""
+    root = estate_root(root, config)
     from ..claims.scan import places
 
     estate = whole_estate(root, config)
@@ -89,9 +91,12 @@ def claims_list(root: Path = ROOT_OPTION, config: Path | None = CONFIG_OPTION) -
 
 @claims_app.command("show")
 def claims_show(
-    claim_id: str = ID_ARGUMENT, root: Path = ROOT_OPTION, config: Path | None = CONFIG_OPTION
+    claim_id: str = ID_ARGUMENT,
+    root: Path | None = ROOT_OPTION,
+    config: Path | None = CONFIG_OPTION,
 ) -> None:
     """One claim and every place that cites, retracts or still asserts it."""
+    root = estate_root(root, config)
     from ..claims.scan import places
     from ..errors import MAX_PATH, printable
 
@@ -130,10 +135,11 @@ def claims_retract(
     reason: str = REASON,
     replacement_file: Path = REPLACEMENT_FILE,
     force: bool = RETRACT_FORCE,
-    root: Path = ROOT_OPTION,
+    root: Path | None = ROOT_OPTION,
     config: Path | None = CONFIG_OPTION,
 ) -> None:
     """Retract a claim in claims.yaml in place, then list what still cites or asserts it."""
+    root = estate_root(root, config)
     from ..claims.scan import places
     from ..run.estate import load_estate
     from ..sources.registry import load
@@ -170,13 +176,14 @@ def claims_find(
     limit: int = LIMIT,
     confirm: str | None = CONFIRM,
     dismiss: str | None = DISMISS,
-    root: Path = ROOT_OPTION,
+    root: Path | None = ROOT_OPTION,
     config: Path | None = CONFIG_OPTION,
 ) -> None:
     """Rank every passage of the estate by similarity to a claim, and say why.
 
     For recall: `check` reports only confident stale copies; `find` shows the rest, for an
     active claim too, so uncited copies are visible before a retraction."""
+    root = estate_root(root, config)
     from ..claims.scan import rank
 
     estate = whole_estate(root, config)
@@ -252,10 +259,11 @@ def claims_add(
     source: str | None = FROM,
     date: str | None = ASSERTED,
     match: list[str] | None = MATCH,
-    root: Path = ROOT_OPTION,
+    root: Path | None = ROOT_OPTION,
     config: Path | None = CONFIG_OPTION,
 ) -> None:
     """Register a new active claim, its wording from a file or from a passage of the estate."""
+    root = estate_root(root, config)
     from ..sources.markers import CLAIM_ID
     from ..write.registry_edits import add_claim_edits, check_date, edit_registry, tidy
 

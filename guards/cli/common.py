@@ -11,7 +11,13 @@ import typer
 
 from ..errors import GuardsError, printable_lines
 
-ROOT_OPTION = typer.Option(Path("."), "--root", metavar="DIR", help="The estate.")
+ROOT_OPTION = typer.Option(
+    None,
+    "--root",
+    metavar="DIR",
+    help="The estate (default: the nearest folder at or above the current one, or above the "
+    "first path named, with a guards.toml or a pyproject.toml with [tool.guards]).",
+)
 CONFIG_OPTION = typer.Option(
     None, "--config", metavar="FILE", help="A TOML file with the settings of [tool.guards]."
 )
@@ -42,6 +48,28 @@ def echo_error(error: GuardsError) -> None:
     echo(f"guards: error: {error}", err=True)
 
 
+def estate_root(
+    root: Path | None, config: Path | None = None, paths: list[Path] | None = None
+) -> Path:
+    """The estate's folder: ``--root``; else, with ``--config``, the current folder; else the
+    nearest folder with settings at or above the first path named (the current folder when
+    none is named), as ruff finds its settings; else the current folder."""
+    if root is not None:
+        return root_dir(root)
+    if config is not None:
+        return Path(".")
+    import os
+
+    from ..sources.configfile import find_settings
+
+    try:
+        start = Path(os.path.abspath(paths[0] if paths else "."))
+        found = find_settings(start if start.is_dir() else start.parent)
+    except (OSError, ValueError):  # a name the system cannot look up: its check says why
+        found = find_settings(Path(os.path.abspath(".")))
+    return Path(os.path.relpath(found)) if found is not None else Path(".")
+
+
 def root_dir(root: Path) -> Path:
     from ..sources.paths import check_path
 
@@ -59,10 +87,11 @@ def operator_env(env_file: Path | None) -> dict[str, str]:
     return load_env_file(env_file, str(env_file))
 
 
-def load_settings(root: Path, config: Path | None):
-    from ..sources.config import load_config
+def load_settings(root: Path, config: Path | None, kept=None):
+    """The settings for ``root``; ``kept`` (the run cache's) spares validating them again."""
+    from ..sources.configfile import load_config
 
-    return load_config(root_dir(root), config)
+    return load_config(root_dir(root), config, kept)
 
 
 def shown(settings, path: Path) -> str:

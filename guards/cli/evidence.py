@@ -14,6 +14,7 @@ from .common import (
     ID_ARGUMENT,
     ROOT_OPTION,
     echo,
+    estate_root,
     load_settings,
     operator_env,
     shown,
@@ -82,11 +83,12 @@ def evidence_read(
     model: str | None = EVIDENCE_MODEL_OPTION,
     env_file: Path | None = ENV_FILE_OPTION,
     output: str = FORMAT,
-    root: Path = ROOT_OPTION,
+    root: Path | None = ROOT_OPTION,
     config: Path | None = CONFIG_OPTION,
 ) -> None:
     """Decode tok/s, preemptions, KV cache usage, running/waiting requests and spec-decode
     acceptance from a vLLM /metrics scrape; with --compose, whether they confirm K002."""
+    root = estate_root(root, config)
     import json
 
     from ..run import evidence
@@ -133,11 +135,12 @@ def claims_evidence_add(
     model: str | None = EVIDENCE_MODEL_OPTION,
     note: str | None = NOTE,
     date: str | None = MEASURED,
-    root: Path = ROOT_OPTION,
+    root: Path | None = ROOT_OPTION,
     config: Path | None = CONFIG_OPTION,
 ) -> None:
     """Append an evidence entry (source, date, engine, the figures) read from a vLLM /metrics
     scrape (or a before/after pair) to a claim in claims.yaml, editing it in place."""
+    root = estate_root(root, config)
     from ..run import evidence
     from ..write.evidence_edit import entry, evidence_edits, summary
     from ..write.registry_edits import check_date, edit_registry

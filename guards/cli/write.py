@@ -11,6 +11,7 @@ from .common import (
     ROOT_OPTION,
     echo,
     echo_error,
+    estate_root,
     load,
     load_settings,
     paths_argument,
@@ -33,7 +34,7 @@ ADOPT_FORCE = typer.Option(
 
 def regen(
     paths: list[Path] | None = paths_argument("regenerate"),
-    root: Path = ROOT_OPTION,
+    root: Path | None = ROOT_OPTION,
     config: Path | None = CONFIG_OPTION,
     check_only: bool = CHECK_ONLY,
     diff: bool = DIFF,
@@ -41,6 +42,7 @@ def regen(
 ) -> None:
     """Rewrite every generated region (# >>> guards:NAME ... # <<< guards:NAME) from its
     template."""
+    root = estate_root(root, config, paths)
     from ..facts.regions import regenerate, unified_diff
     from ..write.rewrite import Mode, rewrite
 
@@ -80,7 +82,7 @@ def regen(
 
 def fix(
     paths: list[Path] | None = paths_argument("fix"),
-    root: Path = ROOT_OPTION,
+    root: Path | None = ROOT_OPTION,
     config: Path | None = CONFIG_OPTION,
     diff: bool = DIFF,
     adopt: bool = ADOPT,
@@ -88,6 +90,7 @@ def fix(
 ) -> None:
     """Replace each stale copy of a withdrawn claim in a compose (C001) with a claim region;
     or, with --adopt-profile, each hand-written profile block with a profile region."""
+    root = estate_root(root, config, paths)
     if adopt:
         _adopt_profiles(root, config, paths, diff, force)
     from ..facts.regions import unified_diff

@@ -109,7 +109,6 @@ from ..sources.catalog import (
 from ..sources.compose.compose import Compose, Service
 from ..sources.compose.engines import UNKNOWN, llamacpp, sglang, vllm
 from ..sources.compose.engines.kvtypes import canonical_kv, same_kv
-from ..sources.compose.header import status_of
 from ..sources.numbers import to_number
 from .base import Context, Rule
 from .options import Place, RuleOptions
@@ -233,7 +232,7 @@ def _status(
     header = compose.header.field("Status")
     if header is None:
         return "the header has no Status field"
-    actual = status_of(header.first_value)
+    actual = compose.header.status()
     if actual is None:
         return f"header Status {header.first_value!r} maps to no status"
     if actual == status_name(given.value):

@@ -4,6 +4,8 @@ Why: two ``Max ctx:`` lines in one block - typically one left behind by an edit 
 operator to guess which is current, and every guard that reads the header would have to guess
 too. Keys compare case-insensitively (``MAX ctx`` and ``Max ctx`` are the same field).
 
+The block is the header convention's (``[header]``; the examples use the ``profile`` preset).
+
 Bad:
     # Profile (at-a-glance):
     #   Max ctx:   262144
@@ -30,7 +32,8 @@ from .options import RuleOptions
 
 
 def check(compose: Compose, context: Context) -> list[Finding] | None:
-    if compose.header.profile_line is None:
+    convention = compose.header.convention
+    if convention is None or compose.header.profile_line is None:
         return None
     first_seen: dict[str, int] = {}
     findings = []
@@ -42,7 +45,7 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
                     compose.path,
                     field.line,
                     1,
-                    f"profile field {field.key} repeats the one on line {first_seen[key]}",
+                    f"{convention.block} field {field.key} repeats the one on line {first_seen[key]}",
                     hint="keep one line per field; merge or delete the other",
                 )
             )

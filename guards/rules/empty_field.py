@@ -4,6 +4,8 @@ Why: ``#   Drafter:`` with nothing after it reads as "none" to one operator and 
 the next. A field with no value and no continuation lines is a hole in the header; write
 ``none`` or ``N/A`` when that is the answer.
 
+The block is the header convention's (``[header]``; the examples use the ``profile`` preset).
+
 Bad:
     # Profile (at-a-glance):
     #   Model:     Qwen3.8-27B (AutoRound INT4)
@@ -31,14 +33,15 @@ from .options import RuleOptions
 
 
 def check(compose: Compose, context: Context) -> list[Finding] | None:
-    if compose.header.profile_line is None:
+    convention = compose.header.convention
+    if convention is None or compose.header.profile_line is None:
         return None
     return [
         RULE.at(
             compose.path,
             field.line,
             field.column,
-            f"profile field {field.key} has no value",
+            f"{convention.block} field {field.key} has no value",
             hint="write the value, or `none` / `N/A` when that is the answer",
         )
         for field in compose.header.fields

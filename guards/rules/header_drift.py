@@ -196,8 +196,10 @@ def _status(compose: Compose, context: Context) -> list[Finding]:
     expected = options.status_for(compose.path)
     if field is None or expected is None:
         return []
-    wanted = status_of(expected) or expected.strip().lower()
-    if status_of(field.first_value) == wanted:
+    convention = compose.header.convention
+    read = convention.status_of if convention is not None else status_of
+    wanted = read(expected) or expected.strip().lower()
+    if compose.header.status() == wanted:
         return []
     return [
         RULE.at(

@@ -1,8 +1,12 @@
-"""S001 header-present: every compose opens with a header holding a Profile block.
+"""S001 header-present: every compose opens with a header holding the estate's header block.
 
 Why: operators do not read the docs folder; they read the comment block at the top of the
-compose they launch. A compose without a ``# Profile (at-a-glance):`` block tells them nothing,
-and every other header guard has nothing to check.
+compose they launch. A compose without the block the estate's header convention declares
+(``[header]`` in the settings; the ``profile`` preset: ``# Profile (at-a-glance):``) tells them
+nothing, and every other header guard has nothing to check. With no convention declared, this
+rule and the other header rules (S002-S005) are off: estates keep their headers in many forms
+(free prose, a copyright line, a banner), and one file is no ground to guess which. The
+examples use the ``profile`` preset.
 
 Bad:
     # vLLM for qwen3.8-27b
@@ -30,8 +34,11 @@ from .base import Context, Rule
 from .options import RuleOptions
 
 
-def check(compose: Compose, context: Context) -> list[Finding]:
-    header = compose.header
+def check(compose: Compose, context: Context) -> list[Finding] | None:
+    header, convention = compose.header, compose.header.convention
+    if convention is None:
+        return None  # the estate declares no header block
+    marker = f"`# {convention.shown}`"
     if not header.present:
         return [
             RULE.at(
@@ -39,7 +46,7 @@ def check(compose: Compose, context: Context) -> list[Finding]:
                 1,
                 1,
                 "no header: the file does not open with a comment block",
-                hint="start the file with `# Profile (at-a-glance):` and its fields",
+                hint=f"start the file with {marker} and its fields",
             )
         ]
     if header.profile_line is None:
@@ -48,11 +55,18 @@ def check(compose: Compose, context: Context) -> list[Finding]:
                 compose.path,
                 header.line,
                 1,
-                "header has no `# Profile (at-a-glance):` block",
-                hint="add the profile block with Model, Topology, Drafter, KV and Status fields",
+                f"header has no {marker} block",
+                hint=f"add the {convention.block} block{_with(convention.required)}",
             )
         ]
     return []
+
+
+def _with(fields: tuple[str, ...]) -> str:
+    if not fields:
+        return " and its fields"
+    listed = ", ".join(fields[:-1]) + " and " if len(fields) > 1 else ""
+    return f" with {listed}{fields[-1]} field{'s' if len(fields) > 1 else ''}"
 
 
 RULE: Rule[RuleOptions] = Rule(

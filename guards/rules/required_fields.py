@@ -4,9 +4,13 @@ Why: the at-a-glance block is what an operator reads before launching. Without M
 Drafter, KV or Status they guess; a compose that is not ✅ production or 🧪 experimental must
 say why in Caveats.
 
-Options (``[tool.guards.rules.required-fields]``): ``fields`` (default Model, Topology, Drafter,
-KV, Status) and ``caveats-unless`` (statuses that need no Caveats; default production and
-experimental).
+The fields are the header convention's ``required`` (the ``profile`` preset: Model, Topology,
+Drafter, KV, Status); the Caveats demand is the convention's ``caveats-field`` (the preset's;
+a convention of your own makes none unless it sets one).
+
+Options (``[tool.guards.rules.required-fields]``): ``fields`` (default: the convention's
+``required``) and ``caveats-unless`` (statuses that need no Caveats; default production and
+experimental, names of the profile preset's vocabulary).
 
 Bad:
     # Profile (at-a-glance):
@@ -37,15 +41,16 @@ from pydantic import Field, field_validator
 
 from ..findings import Finding, Severity
 from ..sources.compose.compose import Compose
-from ..sources.compose.header import NO_CAVEATS_NEEDED, STATUSES, status_of
+from ..sources.compose.header import NO_CAVEATS_NEEDED, STATUSES
 from .base import Context, Rule
 from .options import RuleOptions
 
 
 class Options(RuleOptions):
-    fields: list[str] = Field(
-        ["Model", "Topology", "Drafter", "KV", "Status"],
-        description="Fields every Profile block must have.",
+    fields: list[str] | None = Field(
+        None,
+        description="Fields every block must have (default: the header convention's "
+        "`required`; the profile preset's are Model, Topology, Drafter, KV, Status).",
     )
     caveats_unless: list[str] = Field(
         list(NO_CAVEATS_NEEDED),
@@ -63,28 +68,30 @@ class Options(RuleOptions):
 
 
 def check(compose: Compose, context: Context) -> list[Finding] | None:
-    header = compose.header
-    if header.profile_line is None:
+    header, convention = compose.header, compose.header.convention
+    if convention is None or header.profile_line is None:
         return None  # S001 reports the missing block
     options = context.options(RULE)
-    required = list(options.fields)
+    required = list(convention.required if options.fields is None else options.fields)
     status = header.field("Status")
-    status_name = status_of(status.first_value) if status else None
-    if status_name is not None and status_name not in options.caveats_unless:
-        required.append("Caveats")
+    status_name = header.status()
+    caveats = convention.caveats_field
+    if caveats and status_name is not None and status_name not in options.caveats_unless:
+        required.append(caveats)
+    if not required:
+        return None  # the convention requires nothing
     missing = [name for name in required if header.field(name) is None]
     findings = []
     for name in missing:
-        why = (
-            f" (Status is {status.first_value.split()[0]})" if name == "Caveats" and status else ""
-        )
+        why = f" (Status is {status.first_value.split()[0]})" if name == caveats and status else ""
+        key = f"{name}{convention.separator}"
         findings.append(
             RULE.at(
                 compose.path,
                 header.profile_line,
                 1,
-                f"profile block has no {name} field{why}",
-                hint=f"add `#   {name + ':':<11}…` to the profile block",
+                f"{convention.block} block has no {name} field{why}",
+                hint=f"add `#   {key:<11}…` to the {convention.block} block",
             )
         )
     return findings

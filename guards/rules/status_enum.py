@@ -5,6 +5,11 @@ Why: scripts and people sort composes by the leading emoji of Status: ✅ produc
 A bare ``⚠`` (U+26A0 without the U+FE0F variation selector) looks the same in most editors but
 maps to nothing, so a launcher gate keyed on ``⚠️`` silently lets the compose through.
 
+The vocabulary is the header convention's (``header.statuses``; those above are the
+``profile`` preset's): each status name with the spellings a value may open with, an emoji or
+a word (a word must end one: ``ready`` does not start ``readying``). A convention without
+statuses leaves Status unchecked.
+
 Bad:
     # Profile (at-a-glance):
     #   Status:    ⚠ Production w/ caveats
@@ -23,20 +28,20 @@ from __future__ import annotations
 
 from ..findings import Finding, Severity
 from ..sources.compose.compose import Compose
-from ..sources.compose.header import STATUSES, missing_selector, status_of
 from .base import Context, Rule
 from .options import RuleOptions
 
 
 def check(compose: Compose, context: Context) -> list[Finding] | None:
+    convention = compose.header.convention
     status = compose.header.field("Status")
-    if status is None:
-        return None  # S003 reports a missing Status
+    if convention is None or not convention.statuses or status is None:
+        return None  # no vocabulary to check against; S003 reports a missing Status
     value = status.first_value
-    if status_of(value) is not None:
+    if convention.status_of(value) is not None:
         return []
     shown = value or "(empty)"
-    emoji = missing_selector(value)
+    emoji = convention.missing_selector(value)
     if emoji is not None:
         message = (
             f"Status {shown!r} starts with U+{ord(emoji[0]):04X} without the U+FE0F "
@@ -51,13 +56,15 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
                 hint=f"write {emoji} (with U+FE0F)",
             )
         ]
-    known = ", ".join(f"{emoji} {name}" for emoji, name in STATUSES.items())
+    spellings = [s for _, listed in convention.statuses for s in listed]
+    kind = "status" if any(c.isalnum() for s in spellings for c in s) else "status emoji"
+    known = ", ".join(f"{listed[0]} {name}" for name, listed in convention.statuses)
     return [
         RULE.at(
             compose.path,
             status.line,
             status.column,
-            f"Status {shown!r} does not start with a known status emoji",
+            f"Status {shown!r} does not start with a known {kind}",
             hint=f"start it with one of: {known}",
         )
     ]

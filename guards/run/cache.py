@@ -63,11 +63,12 @@ if TYPE_CHECKING:
     from ..sources.config import Config
     from .discovery import Found
 
-FORMAT = 3  # bumped when what an entry holds changes shape
+FORMAT = 4  # bumped when what an entry holds changes shape
 MAX_ENTRIES = 64
 MAX_BYTES = 512 * 1024 * 1024
 MAX_ENTRY = 256 * 1024 * 1024  # bytes of one kept run: a bigger file is not one of ours
 MAX_RARITIES = 16 * 1024 * 1024
+MAX_SETTINGS = 1024 * 1024  # bytes of kept settings
 PACKAGE = Path(__file__).resolve().parents[1]
 UNREADABLE = (ValueError, TypeError, RecursionError)  # JSON that is not a kept run or rarities
 
@@ -287,6 +288,33 @@ class Store:
                     prune(parent)
         except (Refused, OSError):
             pass
+
+
+class KeptSettings:
+    """Validated settings in the store, by the text of their file (:class:`guards.sources.config.Kept`):
+    a kept run reads them without the settings model, and so without pydantic."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def _name(self, text: str) -> str:
+        return key_of([*self.store.environment, "settings", text])
+
+    def get(self, text: str) -> dict | None:
+        from ..sources.configfile import from_kept
+
+        data = self.store._read(("settings",), self._name(text), MAX_SETTINGS)
+        try:
+            return None if data is None else from_kept(json.loads(data))
+        except UNREADABLE:
+            return None
+
+    def put(self, text: str, values: dict) -> None:
+        try:
+            data = json.dumps(values, separators=(",", ":")).encode()
+        except (TypeError, ValueError):  # a TOML date or time: not kept, validated each run
+            return
+        self.store._write(("settings",), self._name(text), data)
 
 
 @contextmanager

@@ -18,11 +18,13 @@ from typing import TYPE_CHECKING
 from ..errors import GuardsError
 from ..sources import reads, yamlsrc
 from ..sources.compose.compose import Compose, parse_compose
+from ..sources.compose.header import Convention, convention
 from ..sources.config import Config
 from ..sources.paths import inside
 from ..sources.patterns import glob_match
 from . import parallel
 from .discovery import Found, discover, shown_path
+from .environment import Environments
 
 if TYPE_CHECKING:
     from ..claims.scan import ClaimScan
@@ -42,6 +44,7 @@ class Estate:
     notes: list[Note] = field(default_factory=list)
     errors: list[GuardsError] = field(default_factory=list)
     remarks: list[str] = field(default_factory=list)  # what --verbose explains
+    warnings: list[str] = field(default_factory=list)  # shown on every run, exit unchanged
     _rendered: dict[str, list[Rendered] | RegionError] = field(default_factory=dict, repr=False)
 
     @property
@@ -103,22 +106,31 @@ def load_estate(
     if not found.named:
         _unmatched_patterns(config, (found.composes, found.notes), estate)
     files = [*found.composes, *((path, None) for path in found.notes)]
-    parse = functools.partial(_parse_file, config, env)
-    for parsed in parallel.ordered_map(parse, files, workers):
+    environments = Environments(config, env)  # a bad `env-files` stops the run here
+    said = dict.fromkeys([*estate.remarks, *environments.remarks()])
+    parse = functools.partial(_parse_file, config, environments, convention(config.header))
+    for parsed, remarks in parallel.ordered_map(parse, files, workers):
+        said.update(dict.fromkeys(remarks))  # a folder's env file is said once, not per compose
         if isinstance(parsed, GuardsError):
-            estate.errors.append(parsed)
+            if str(parsed) not in map(str, estate.errors):  # a bad `.env`: once per folder
+                estate.errors.append(parsed)
         elif isinstance(parsed, Compose):
             estate.composes.append(parsed)
         elif parsed is not None:
             estate.notes.append(parsed)
+    estate.remarks = list(said)
     return estate
 
 
 def _parse_file(
-    config: Config, env: Mapping[str, str] | None, file: tuple[Path, bool | None]
-) -> Compose | Note | GuardsError | None:
+    config: Config,
+    environments: Environments,
+    header: Convention | None,
+    file: tuple[Path, bool | None],
+) -> tuple[Compose | Note | GuardsError | None, list[str]]:
     """A compose (``certain``: named as one; else a candidate, one if it has a top-level
-    ``services:``), or a note (``certain`` None); the error that stopped it."""
+    ``services:``) with its header read by the estate's convention, or a note (``certain``
+    None); the error that stopped it. Beside it, what -v says of the compose's environment."""
     path, certain = file
     shown = shown_path(config, path)
     try:
@@ -126,10 +138,16 @@ def _parse_file(
         if certain is None:
             from ..sources.notes.notes import parse_note
 
-            return parse_note(text, shown)
-        return parse_compose(text, shown, env) if certain or SERVICES_LINE.search(text) else None
+            return parse_note(text, shown), []
+        if not (certain or SERVICES_LINE.search(text)):
+            return None, []
+        env = environments.for_compose(path, shown)
+        compose = parse_compose(
+            text, shown, env.run, header, shipped_env=env.shipped, env_files=env.read_env_file
+        )
+        return compose, env.remarks()
     except GuardsError as error:
-        return error
+        return error, []
 
 
 def _registry(config: Config) -> tuple[Registry, str | None]:
@@ -151,21 +169,23 @@ def _registry(config: Config) -> tuple[Registry, str | None]:
 def _unmatched_patterns(
     config: Config, found: tuple[list[tuple[Path, bool]], list[Path]], estate: Estate
 ) -> None:
-    """A pattern the config names that selects no file, or an estate with nothing to check,
-    is an error: a misconfigured CI must not pass with `0 pass / 0 fail`."""
+    """A pattern the config names that selects no file is a warning while the other patterns
+    of its setting select some (a folder not there yet, a pattern for another layout); a
+    setting none of whose patterns selects a file is an error, as is an estate with nothing to
+    check: a misconfigured CI must not pass with `0 pass / 0 fail`."""
     shown = [shown_path(config, p) for p, _ in found[0]] + [shown_path(config, p) for p in found[1]]
     for key, patterns in (("composes", config.composes or ()), ("notes", config.notes)):
         if key not in config.named:
             continue
-        for pattern in patterns:
-            if not any(glob_match(path, pattern) for path in shown):
-                estate.errors.append(
-                    GuardsError(
-                        f"`{key}` pattern {pattern!r} matches no file",
-                        config.source,
-                        config.line_of(key),
-                    )
-                )
+        empty = [p for p in patterns if not any(glob_match(path, p) for path in shown)]
+        for pattern in empty:
+            problem = GuardsError(
+                f"`{key}` pattern {pattern!r} matches no file", config.source, config.line_of(key)
+            )
+            if len(empty) < len(patterns):
+                estate.warnings.append(str(problem))
+            else:
+                estate.errors.append(problem)
     if not shown and not estate.registry.claims and not estate.errors:
         estate.errors.append(
             GuardsError(

@@ -1,8 +1,10 @@
 """The operator's view (``check --env-file FILE``): which findings the operator's ``.env``
 causes, and hints that speak to the operator.
 
-A finding is caused by the env file when the same check of the compose as shipped (the same
-run without the file) does not have it: fingerprints do not depend on values, so a finding
+The file replaces the estate's own env files for the run (``guards.run.environment``), as
+``docker compose --env-file`` does. A finding is caused by the env file when the same check of
+the compose as shipped (the same run without the file, with the estate's ``.env`` or
+``env-files``) does not have it: fingerprints do not depend on values, so a finding
 that is there either way — perhaps with other numbers — is the compose's own. A finding the
 file causes is marked with the file's name; when its knob takes a variable from the file, the
 hint says which line of the file to change and what the compose ships instead.

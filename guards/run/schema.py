@@ -1,8 +1,8 @@
 """The JSON schema of the settings (``[tool.guards]`` in pyproject.toml, or ``guards.toml``), so
 an editor validates and completes them as they are typed.
 
-Made from the same sources the loader checks against: the top-level keys of
-:mod:`guards.sources.config` and each rule's options model. ``guards schema`` prints it; the copy
+Derived from the models the loader validates against: the settings model
+(:mod:`guards.sources.settings`) and each rule's options model. ``guards schema`` prints it; the copy
 shipped in the package (``guards/run/config.schema.json``) is this output, kept so by a test.
 Draft-07, the newest draft editors' TOML support reads widely.
 """
@@ -13,50 +13,7 @@ import json
 from typing import Any
 
 from ..sources.compose.header import STATUSES
-from ..sources.config import KNOWN_KEYS, TREATMENTS
-
-INSIDE = {"type": "string", "pattern": r"^(?!/)(?!.*(^|/)\.\.(/|$))"}  # relative, no `..`
-GLOBS = {"anyOf": [INSIDE, {"type": "array", "items": INSIDE}]}
-TEXT = {"type": "string", "minLength": 1}
-KEYS: dict[str, dict[str, Any]] = {
-    "composes": {
-        **GLOBS,
-        "description": "Globs of the composes to check, relative to the root (default: every "
-        "YAML file with a top-level `services:`).",
-    },
-    "notes": {**GLOBS, "description": "Globs of the markdown notes to check."},
-    "exclude": {**GLOBS, "description": "Globs never checked."},
-    "history": {
-        **GLOBS,
-        "description": "Files whose lines record what was said, not what is true now "
-        "(changelogs): a mention there is history.",
-    },
-    "claims": {**TEXT, "description": "The claims registry, relative to the root."},
-    "templates": {
-        **INSIDE,
-        "minLength": 1,
-        "description": "The estate's region templates, tried before the built-in ones.",
-    },
-    "max-file-mb": {
-        "type": "integer",
-        "minimum": 1,
-        "maximum": 4096,
-        "description": "Files larger than this are reported, not read.",
-    },
-    "by-status": {
-        "type": "object",
-        "description": "How composes of a Status are treated: checked (the default), their "
-        "findings reported as warnings, or skipped.",
-        "propertyNames": {"enum": sorted(STATUSES.values())},
-        "additionalProperties": {"enum": list(TREATMENTS)},
-    },
-    "rules-url": {
-        "type": "string",
-        "pattern": r"^https?://[^\s#]+$",
-        "description": "Where your team publishes the rules reference; SARIF links each rule "
-        "to it (default: the copy inside the package).",
-    },
-}
+from ..sources.settings import KEYS, Settings
 
 
 def config_schema() -> dict[str, Any]:
@@ -74,23 +31,11 @@ def config_schema() -> dict[str, Any]:
         defs[rule.id] = options
         rule_tables[rule.id] = rule_tables[rule.name] = {"$ref": f"#/definitions/{rule.id}"}
     names = sorted({r.id for r in rules} | {r.name for r in rules})
-    properties = {
-        **KEYS,
-        "select": _selectors("Rules to run: ids, names, id prefixes or families."),
-        "ignore": _selectors("Rules to skip: ids, names, id prefixes or families."),
-        "rules": {
-            "type": "object",
-            "description": "Per-rule options, by rule id or name; every rule takes `severity`.",
-            "properties": rule_tables,
-            "additionalProperties": False,
-        },
-        "per-path-ignores": {
-            "type": "object",
-            "description": "Rules waived in the files a glob matches; a reason is required.",
-            "additionalProperties": _path_ignore(names),
-        },
-    }
-    assert set(properties) == KNOWN_KEYS, "the schema and the loader must know the same keys"
+    properties = _settings()
+    # What the settings model cannot know: the rules, their options and the status names.
+    properties["rules"].update(properties=rule_tables, additionalProperties=False)
+    properties["per-path-ignores"]["additionalProperties"] = _path_ignore(names)
+    properties["by-status"]["propertyNames"] = {"enum": sorted(STATUSES.values())}
     return {
         "$schema": "http://json-schema.org/draft-07/schema#",
         "title": "guards settings ([tool.guards] in pyproject.toml, or guards.toml)",
@@ -101,11 +46,27 @@ def config_schema() -> dict[str, Any]:
     }
 
 
-def _selectors(description: str) -> dict[str, Any]:
-    return {
-        "description": description,
-        "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}],
-    }
+def _settings() -> dict[str, dict[str, Any]]:
+    """Each key's schema, from the settings model: no titles (the key is the title), no
+    ``null`` (TOML has none; an unset key takes its default)."""
+    model = Settings.model_json_schema(by_alias=True)
+    return {key: _key(model["properties"][key], model.get("$defs", {})) for key in KEYS}
+
+
+def _key(derived: dict[str, Any], tables: dict[str, Any]) -> dict[str, Any]:
+    """One key's schema; a nested table (``header``) inline, its keys the same way."""
+    schema = {k: v for k, v in derived.items() if k != "title"}
+    branches = schema.pop("anyOf", None)
+    if branches is not None:
+        kept = [b for b in branches if b != {"type": "null"}]
+        schema.update(kept[0] if len(kept) == 1 else {"anyOf": kept})
+    if schema.get("default") is None:
+        schema.pop("default", None)
+    table = tables.get(schema.pop("$ref", "").rpartition("/")[2])
+    if table is not None:
+        keys = {k: _key(v, tables) for k, v in table["properties"].items()}
+        schema.update(type="object", properties=keys, additionalProperties=False)
+    return schema
 
 
 def _path_ignore(names: list[str]) -> dict[str, Any]:

@@ -9,15 +9,15 @@ finding its fingerprint, and waives what the suppressions cover (``guards.run.su
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 
+from ..errors import GuardsError
 from ..findings import CheckResult, Finding, Run, Severity, with_fingerprints
-from ..rules import Context, Rule
+from ..rules import Context, Rule, select
 from ..rules.options import RuleOptions
 from ..sources.compose.compose import Compose
-from ..sources.compose.header import status_of
 from ..sources.directives import RuleNames
 from . import parallel
 from .estate import Estate
@@ -30,13 +30,17 @@ def run(
     settings: Mapping[str, RuleOptions] | None = None,
     today: date | None = None,
     workers: int = 1,
+    selected: Sequence[str] = (),
 ) -> Run:
     """Every check of ``rules``; then the suppressions waive what they cover, and the rules
     that judge the suppressions run last, on what the others found. The checks are split
-    among ``workers`` processes when there are enough of them (``guards.run.parallel``)."""
+    among ``workers`` processes when there are enough of them (``guards.run.parallel``).
+    ``selected`` is what the user asked for by ``--select`` or ``select`` (for a warning when
+    it asks for the header rules of an estate that declares no header convention)."""
     settings = settings or {}
     today = today or date.today()
     remarks = list(estate.remarks)
+    rules = _header_rules(estate, rules, selected, remarks)
     ran = frozenset(rule.id for rule in rules)
     common = Common(estate, settings, today, ran, rule_names())
     first = [rule for rule in rules if not rule.after_others]
@@ -54,6 +58,7 @@ def run(
         tuple(remarks),
         frozenset(_checked(estate)),
         rules_url=estate.config.rules_url,
+        warnings=tuple(estate.warnings),
     )
 
 
@@ -127,9 +132,37 @@ def _treatment(estate: Estate, target: object) -> str:
     """``by-status``: what the settings say to do with a compose of its Status."""
     if not estate.config.by_status or not isinstance(target, Compose):
         return "check"
-    field = target.header.field("Status")
-    status = status_of(field.first_value) if field else None
-    return estate.config.by_status.get(status or "", "check")
+    return estate.config.by_status.get(target.header.status() or "", "check")
+
+
+def _header_rules(
+    estate: Estate, rules: list[Rule], selected: Sequence[str], remarks: list[str]
+) -> list[Rule]:
+    """``rules`` without the header rules (the schema family) when the estate declares no
+    header convention: there is no block to check, so they neither run nor pass. Said once
+    under ``--verbose``, and always when the selection asks for them."""
+    header = [rule for rule in rules if rule.family == "schema"]
+    if estate.config.header is not None or not header:
+        return rules
+    ids = f"{header[0].id}-{header[-1].id}" if len(header) > 1 else header[0].id
+    turn_on = 'set header.marker (or header.preset = "profile") to turn them on'
+    remarks.append(
+        f"no header convention in the settings: header rules ({ids}) are off -- {turn_on}"
+    )
+    for selector in selected:
+        if any(rule in header for rule in _picked(rules, selector)):
+            estate.warnings.append(
+                f"`{selector}` selects header rules, but the settings declare no header "
+                f"convention; they are off -- {turn_on}"
+            )
+    return [rule for rule in rules if rule not in header]
+
+
+def _picked(rules: list[Rule], selector: str) -> list[Rule]:
+    try:
+        return select(rules, [selector], [])
+    except GuardsError:  # it picks none of these (an --ignore took them)
+        return []
 
 
 def _targets(estate: Estate, kinds: tuple[str, ...]) -> list[tuple[object, str, list[str] | None]]:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from ..errors import GuardsError
+from ..errors import GuardsError, located
 from .numbers import LIMIT, to_count
 
 GENERATED = "vllm:generation_tokens"  # counter: tokens generated, running requests included
@@ -94,47 +94,54 @@ def read(path: Path, shown: str) -> Scrape:
 
 
 def parse(text: str, shown: str) -> Scrape:
+    """The scrape ``text``, known as ``shown``: the errors of the checks below, raised without
+    a file, are placed here."""
     lines = text.split("\n")
-    _check_text(text, lines, shown)
+    with located(shown):
+        scrape = Scrape(shown, lines, *_samples_of(text, lines))
+        _check(scrape)
+    return scrape
+
+
+def _samples_of(text: str, lines: list[str]) -> tuple[list[Sample], dict[str, str]]:
+    _check_text(text, lines)
     try:
         samples, types = _samples(text, lines)
     except PARSE_ERRORS as exc:
         line, reason = _bad_line(lines, exc)
-        raise GuardsError(f"not Prometheus text: {reason}", shown, line) from None
-    scrape = Scrape(shown, lines, samples, types)
+        raise GuardsError(f"not Prometheus text: {reason}", None, line) from None
     if not any(s.name.startswith("vllm:") for s in samples):
-        raise GuardsError("no vllm: metric in it: not a vLLM server's /metrics", shown)
-    _check(scrape)
-    return scrape
+        raise GuardsError("no vllm: metric in it: not a vLLM server's /metrics")
+    return samples, types
 
 
-def _check_text(text: str, lines: list[str], shown: str) -> None:
+def _check_text(text: str, lines: list[str]) -> None:
     """What is plainly not a scrape, before the parser reads it. A line longer than
     ``MAX_LINE`` is refused: the parser's time grows with the square of a line's length."""
     if not text.strip():
-        raise GuardsError("empty: no metrics in it (a scrape is what /metrics answers)", shown)
+        raise GuardsError("empty: no metrics in it (a scrape is what /metrics answers)")
     first = next(i for i, line in enumerate(lines) if line.strip())
     head = lines[first].lstrip()
     if head[:1] == "<":
         raise GuardsError(
             "an HTML or XML page, not Prometheus text (scrape the server's /metrics)",
-            shown,
+            None,
             first + 1,
         )
     if head[:1] in "{[":
         raise GuardsError(
-            "JSON, not Prometheus text (scrape the server's /metrics)", shown, first + 1
+            "JSON, not Prometheus text (scrape the server's /metrics)", None, first + 1
         )
     if not text.endswith("\n"):
         raise GuardsError(
-            "the last line has no line break: the scrape looks truncated", shown, len(lines)
+            "the last line has no line break: the scrape looks truncated", None, len(lines)
         )
     long = next((n for n, line in enumerate(lines, 1) if len(line) > MAX_LINE), None)
     if long is not None:
         raise GuardsError(
             f"a line of {len(lines[long - 1]):,} characters: longer than a /metrics line "
             f"({MAX_LINE:,} at most)",
-            shown,
+            None,
             long,
         )
 
@@ -204,7 +211,7 @@ def _check(scrape: Scrape) -> None:
         if declared and declared != {kind}:
             raise GuardsError(
                 f"{name} is declared {'/'.join(sorted(declared))}; vLLM exports it as a {kind}",
-                scrape.shown,
+                None,
                 _type_line(scrape, names),
             )
     for sample in scrape.samples:
@@ -212,7 +219,7 @@ def _check(scrape: Scrape) -> None:
         if problem:
             raise GuardsError(
                 f"{sample.name} is {_written(scrape, sample)}: {problem}",
-                scrape.shown,
+                None,
                 sample.line,
             )
     _check_cache_info(scrape)
@@ -267,7 +274,7 @@ def _check_cache_info(scrape: Scrape) -> None:
             if value not in ("None", "") and to_count(value, int(LIMIT) - 1) is None:
                 raise GuardsError(
                     f'{CACHE_INFO} {key}="{_cut(value)}" is not a whole number below 10^15',
-                    scrape.shown,
+                    None,
                     sample.line,
                 )
 
@@ -298,7 +305,7 @@ def _check_histograms(scrape: Scrape) -> None:
                     near = ends["_sum"] or ends["_count"] or first  # where it belongs
                     raise GuardsError(
                         f"histogram {base}{braces(labels)} has no {part}: the scrape is incomplete",
-                        scrape.shown,
+                        None,
                         near.line,
                     )
 

@@ -76,6 +76,14 @@ def relative_name(name: str, setting: str, shown: str | None, line: int | None) 
     """``name`` when it is a path relative to the root that does not climb with ``..``: an
     absolute name or a climbing one is refused even where it would land inside, since settings
     name files of the estate by their place in it."""
+    problem = not_relative(name)
+    if problem:
+        raise GuardsError(f"`{setting}` {problem}", shown, line)
+    return name
+
+
+def not_relative(name: str) -> str | None:
+    """Why ``name`` is not a relative path without ``..`` (None when it is one)."""
     parts = name.replace("\\", "/").split("/")
     if (
         not name
@@ -83,10 +91,8 @@ def relative_name(name: str, setting: str, shown: str | None, line: int | None) 
         or (len(name) > 1 and name[1] == ":")
         or ".." in parts
     ):
-        raise GuardsError(
-            f"`{setting}` {name!r} must be a path relative to the root, without '..'", shown, line
-        )
-    return name
+        return f"{name!r} must be a path relative to the root, without '..'"
+    return None
 
 
 def writable(root: Path, path: Path, shown: str) -> Path:

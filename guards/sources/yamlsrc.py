@@ -40,6 +40,34 @@ Loader.yaml_implicit_resolvers = {
     for first, resolvers in _Base.yaml_implicit_resolvers.items()
 }
 
+# Compose's own tags (compose 2.24+): ``!reset`` clears a value an override file or ``extends:``
+# would inherit, ``!override`` replaces it instead of merging. What they mean is worked out in
+# ``guards.sources.compose.merge``; read as plain data, a tagged value is the value written.
+COMPOSE_TAGS = ("!reset", "!override")
+
+
+def untagged(node: Node) -> Node:
+    """A copy of ``node`` with the tag it would have without its explicit one (a plain
+    ``!override 8000`` reads as the integer, a quoted one as a string)."""
+    if isinstance(node, ScalarNode):
+        plain = not node.style  # libyaml gives "" for a plain scalar, PyYAML None
+        implicit = (plain, not plain)
+        tag = _RESOLVER.resolve(ScalarNode, node.value, implicit)
+        return ScalarNode(tag, node.value, node.start_mark, node.end_mark, node.style)
+    kind = MappingNode if isinstance(node, MappingNode) else SequenceNode
+    tag = _RESOLVER.resolve(kind, None, (True, False))
+    return kind(tag, node.value, node.start_mark, node.end_mark)
+
+
+def _construct_untagged(loader: Loader, node: Node) -> Any:
+    return loader.construct_object(untagged(node), deep=True)
+
+
+_RESOLVER = yaml.resolver.BaseResolver()
+_RESOLVER.yaml_implicit_resolvers = Loader.yaml_implicit_resolvers  # dates stay strings
+for _tag in COMPOSE_TAGS:
+    Loader.add_constructor(_tag, _construct_untagged)
+
 __all__ = [
     "MappingNode",
     "Node",
@@ -53,6 +81,7 @@ __all__ = [
     "path_line",
     "read_text",
     "scalar",
+    "untagged",
 ]
 
 

@@ -18,7 +18,8 @@ from guards.claims.scan import ClaimScan, Copy, rank, targets
 from guards.claims.textmatch import RESTATED_SHINGLES, CandidateIndex, ClaimMatcher, tokenize
 from guards.run.estate import Estate, load_estate
 from guards.sources.compose.compose import parse_compose
-from guards.sources.config import Config, load_config
+from guards.sources.config import Config
+from guards.sources.configfile import load_config
 from guards.sources.registry import parse
 
 from ..conftest import FIXTURES

@@ -10,7 +10,8 @@ from guards.rules import all_rules, find
 from guards.run.estate import Estate, load_estate
 from guards.run.suite import run
 from guards.sources.compose.compose import parse_compose
-from guards.sources.config import Config, load_config
+from guards.sources.config import Config
+from guards.sources.configfile import load_config
 from guards.sources.notes.notes import parse_note
 from guards.sources.registry import load
 

@@ -242,7 +242,7 @@ def test_duplicate_claim_id_stops_the_run(capsys, estate):
     [
         (
             'composes = ["composes/*.yml"]\nnotse = []\n',
-            "guards.toml:2: unknown setting `notse` (known: by-status, claims, composes, exclude, history, ignore, "
+            "guards.toml:2: unknown setting `notse` (known: by-status, claims, composes, env-files, exclude, header, history, ignore, "
             "max-file-mb, notes, per-path-ignores, rules, rules-url, select, templates)",
         ),
         ("composes = [\n", "guards.toml:2: invalid TOML: Invalid value at the end of the file"),
@@ -266,7 +266,7 @@ def test_invalid_config_stops_the_run(capsys, estate, config, error):
 
 def test_config_flag_reads_a_separate_file(capsys, estate, tmp_path):
     other = tmp_path / "other.toml"
-    write(other, 'composes = ["composes/single-*.yml"]\n')
+    write(other, 'composes = ["composes/single-*.yml"]\n[header]\npreset = "profile"\n')
     result = run_guards(capsys, "check", "--root", str(estate), "--config", str(other))
     assert result.out == "guard suite: 13 pass / 0 fail\n"
     missing = run_guards(capsys, "check", "--root", str(estate), "--config", "nope.toml")
@@ -275,10 +275,10 @@ def test_config_flag_reads_a_separate_file(capsys, estate, tmp_path):
 
 def test_bad_env_file_stops_the_run(capsys, estate, tmp_path):
     env = tmp_path / "my.env"
-    write(env, "# operator overlay\nMAX_NUM_SEQS=3\nthis is not an assignment\n")
+    write(env, "# operator overlay\nMAX_NUM_SEQS=3\nMODEL='never closed\n")
     result = run_guards(capsys, "check", "--root", str(estate), "--env-file", str(env))
     assert result.code == 2
-    assert result.err == f"guards: error: {env}:3: expected KEY=VALUE\n"
+    assert result.err == f"guards: error: {env}:3: unterminated ' quote\n"
 
 
 def test_root_must_be_a_directory(capsys, tmp_path):
@@ -288,7 +288,7 @@ def test_root_must_be_a_directory(capsys, tmp_path):
 
 
 def test_unexpected_errors_exit_3_with_a_log(capsys, monkeypatch):
-    def boom(*args):
+    def boom(*args, **kwargs):
         raise RuntimeError("boom")
 
     monkeypatch.setattr("guards.run.suite.run", boom)

@@ -41,7 +41,7 @@ def test_a_named_registry_settings_file_or_template_rechecks_the_whole_estate(ca
         tmp_path,
         {
             "claims.yaml": CLAIMS,
-            "guards.toml": 'composes = ["composes/*.yml"]\n',
+            "guards.toml": 'composes = ["composes/*.yml"]\nheader = { preset = "profile" }\n',
             "composes/a.yml": COMPOSE.format(extra=STALE),
             "composes/b.yml": COMPOSE.format(extra=""),
         },

@@ -80,6 +80,7 @@ def test_a_compose_without_regions_or_notes_needs_no_jinja2_or_markdown_it(tmp_p
         "services:\n  vllm:\n    image: vllm/vllm-openai:v0.27.1\n"
     )
     (tmp_path / "notes.md").write_text("# Notes\n\nNothing withdrawn here.\n")
+    (tmp_path / "guards.toml").write_text('[header]\npreset = "profile"\n')
     found = imported("check", "--no-cache", "c.yml", cwd=tmp_path)
     assert found["code"] == 1  # S003: the profile lacks required fields
     assert "jinja2" not in found["loaded"] and "markdown_it" not in found["loaded"]

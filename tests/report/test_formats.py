@@ -15,6 +15,7 @@ def small(tmp_path):
     (tmp_path / "claims.yaml").write_text(CLAIMS, encoding="utf-8")
     (tmp_path / "composes").mkdir()
     (tmp_path / "composes" / "a,b:c%.yml").write_text(COMPOSE, encoding="utf-8")
+    (tmp_path / "guards.toml").write_text('[header]\npreset = "profile"\n', encoding="utf-8")
     return tmp_path
 
 
@@ -120,6 +121,7 @@ def test_junit_has_one_testcase_per_check_and_the_text_totals(capsys, incident, 
 
 def test_statistics_count_findings_per_rule(capsys, tmp_path):
     (tmp_path / "claims.yaml").write_text(CLAIMS, encoding="utf-8")
+    (tmp_path / "guards.toml").write_text('[header]\npreset = "profile"\n', encoding="utf-8")
     (tmp_path / "composes").mkdir()
     for name in ("a", "b"):
         (tmp_path / "composes" / f"{name}.yml").write_text(COMPOSE, encoding="utf-8")

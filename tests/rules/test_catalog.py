@@ -15,7 +15,7 @@ from guards.rules.options import load_options
 from guards.run.estate import load_estate
 from guards.run.suite import run
 from guards.sources.catalog import KV_TYPES, NUMBERS, STATUS, read_catalog
-from guards.sources.config import load_config
+from guards.sources.configfile import load_config
 
 from ..cli_helpers import run_guards, tree_digest
 from ..conftest import SAMPLES
@@ -576,7 +576,8 @@ def test_a_catalog_of_the_real_samples(tmp_path):
     def d004(catalog):
         (root / "profiles.json").write_text(json.dumps({"entries": catalog}, indent=1))
         config = load_config(root)
-        config = replace(config, rules={"catalog-drift": {"catalogs": ["profiles.json"]}})
+        catalogs = {"catalog-drift": {"catalogs": ["profiles.json"]}}
+        config = replace(config, rules=catalogs, header={"preset": "profile"})
         estate = load_estate(config)
         result = run(estate, [RULE], load_options(config, all_rules()))
         return [(f.path, f.line, f.message) for f in result.findings], result

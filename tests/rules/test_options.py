@@ -73,7 +73,7 @@ def test_a_guards_toml_pasted_from_pyproject_works(capsys, estate):
     write(
         estate / "guards.toml",
         '[tool.guards]\ncomposes = ["composes/*.yml"]\n\n[tool.guards.rules.S003]\n'
-        'fields = ["Model", "Runbook"]\n',
+        'fields = ["Model", "Runbook"]\n\n[tool.guards.header]\npreset = "profile"\n',
     )
     result = run_guards(capsys, "check", "--root", str(estate), "--select", "S003")
     assert result.code == 1

@@ -23,7 +23,8 @@ def small(tmp_path):
     for name in ("a", "b"):
         (tmp_path / "composes" / f"{name}.yml").write_text(STALE_COPY + BODY, encoding="utf-8")
     (tmp_path / "guards.toml").write_text(
-        'composes = ["composes/*.yml"]\nselect = ["C001"]\n', encoding="utf-8"
+        'composes = ["composes/*.yml"]\nselect = ["C001"]\nheader = { preset = "profile" }\n',
+        encoding="utf-8",
     )
     return tmp_path
 

@@ -14,6 +14,7 @@ services:
     command: [--gpu-memory-utilization, "0.99"]
 """
 ROLE = 'composes = ["composes/*.yml"]\nselect = ["K001", "S002"]\n'
+HEADER = '\n[header]\npreset = "profile"\n'  # last: the error lines stay where they were
 
 
 @pytest.fixture
@@ -28,7 +29,7 @@ def estate(tmp_path):
 
 
 def check(capsys, root, settings):
-    (root / "guards.toml").write_text(ROLE + settings, encoding="utf-8")
+    (root / "guards.toml").write_text(ROLE + settings + HEADER, encoding="utf-8")
     before = tree_digest(root)
     result = run_guards(capsys, "check", cwd=root)
     assert tree_digest(root) == before
@@ -74,12 +75,12 @@ def test_skip_leaves_them_unchecked(capsys, estate):
         ),
         (
             '[by-status]\nretired = "skip"\n',
-            "guards.toml:4: by-status: unknown status `retired` (known: caveats, deprecated, "
+            "guards.toml:4: `by-status` names an unknown status `retired` (known: caveats, deprecated, "
             "experimental, incubating, preview, production, upstream-gated)",
         ),
         (
             '[by-status]\ndeprecated = "hide"\n',
-            "guards.toml:4: by-status.deprecated: 'hide' is not one of check, warning, skip",
+            "guards.toml:4: `by-status` sets deprecated to 'hide', not one of check, warning, skip",
         ),
     ],
 )

@@ -31,6 +31,7 @@ CONFIG = """\
 composes = ["composes/**/*.yml"]
 notes = ["learnings/**/*.md"]
 claims = "claims.yaml"
+header = { preset = "profile" }
 """
 
 
@@ -324,6 +325,7 @@ def generated(root: Path) -> Path:
         )
     folder = composes[0].relative_to(root).parent.as_posix()
     with (root / "guards.toml").open("a") as config:
+        config.write('\n[header]\npreset = "profile"\n')
         config.write(f'\n[per-path-ignores."{folder}/**"]\nrules = ["S002"]\nreason = "frozen"\n')
     return root
 
@@ -619,11 +621,11 @@ def small(tmp_path, monkeypatch):
 def forge(base: Path, word: str) -> None:
     """Every kept run made to report nothing, and ``word`` planted among the word rarities:
     a run that reads either says so."""
-    for entry in base.glob("*/runs/*"):
+    for entry in [*base.glob("*/runs/*"), *base.glob("runs/*")]:
         data = json.loads(entry.read_bytes())
         data["run"]["results"] = {name: [] for name in data["run"]["results"]}
         entry.write_text(json.dumps(data))
-    [folder] = [p for p in base.iterdir() if p.is_dir()]
+    [folder] = [base] if (base / "runs").is_dir() else [p for p in base.iterdir() if p.is_dir()]
     rarities = folder / f"rarity-{cache.key_of(cache.distributions())}.json"
     kept = json.loads(rarities.read_bytes()) if rarities.exists() else {"format": cache.FORMAT}
     kept["rarities"] = {**kept.get("rarities", {}), word: 0.5}

@@ -844,6 +844,7 @@ def k002_both(files, root, options=None, env=None):
         composes=("composes/**/*.yml",),
         notes=("learnings/**/*.md",),
         rules=options or {},
+        header={"preset": "profile"},
     )
     loaded, settings = load_estate(config, env=env), load_options(config, all_rules())
     for compose in loaded.composes:

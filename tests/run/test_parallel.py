@@ -41,8 +41,9 @@ def test_the_bundled_estate(capsys, everything_splits):
 
 
 @pytest.mark.skipif(not SAMPLES.is_dir(), reason="the real samples are not here")
-def test_the_real_samples(capsys, everything_splits):
-    serial, split = both(capsys, SAMPLES)
+def test_the_real_samples(capsys, tmp_path, everything_splits):
+    (tmp_path / "guards.toml").write_text('[header]\npreset = "profile"\n')  # the sample has none
+    serial, split = both(capsys, SAMPLES, "--config", str(tmp_path / "guards.toml"))
     assert split == serial
     assert serial.out.endswith("guard suite: 93 pass / 2 fail\n")
 
@@ -52,6 +53,7 @@ def test_errors_and_findings_keep_their_order(capsys, tmp_path, everything_split
     shutil.copytree(PROJECT / "composes", root / "composes")
     shutil.copytree(PROJECT / "learnings", root / "learnings")
     shutil.copy(PROJECT / "claims.yaml", root)
+    (root / "guards.toml").write_text('[header]\npreset = "profile"\n')
     composes = sorted((root / "composes").rglob("*.yml"))
     composes[3].write_text("services: [\n")  # a parse error in a worker
     text = composes[7].read_text().replace("Status:    ", "Status:    maybe ", 1)

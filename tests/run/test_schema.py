@@ -13,7 +13,7 @@ from guards.rules import all_rules
 from guards.rules.options import load_options
 from guards.run.schema import config_schema
 from guards.run.suppress import rule_names
-from guards.sources.config import load_config
+from guards.sources.configfile import load_config
 from guards.sources.directives import path_ignores
 
 from ..cli_helpers import run_guards
@@ -60,7 +60,8 @@ ACCEPTED = [
     '[per-path-ignores."composes/legacy/**"]\nrules = ["K002", "drafter-depth"]\n'
     'reason = "frozen until the 2027 migration"\nuntil = 2027-03-01\n',
     '[per-path-ignores."a.yml"]\nrules = "K002"\nreason = "x"\n',
-    '[by-status]\ndeprecated = "skip"\nexperimental = "warning"\n',
+    '[header]\npreset = "profile"\n[by-status]\ndeprecated = "skip"\nexperimental = "warning"\n',
+    '[header]\nmarker = "Model card"\nrequired = ["Model"]\n[header.statuses]\nready = ["✅", "ready"]\n',
 ]
 REFUSED = [
     'composse = ["x"]\n',
@@ -79,6 +80,8 @@ REFUSED = [
     '[per-path-ignores."a.yml"]\nrules = ["K002"]\nreason = "x"\nwhy = "y"\n',
     '[by-status]\nretired = "skip"\n',
     '[by-status]\ndeprecated = "ignore"\n',
+    '[header]\npreset = "card"\n',
+    '[header]\nmarker = "Card"\nlayout = "yaml"\n',
 ]
 
 

@@ -14,9 +14,11 @@ from pathlib import Path
 import pytest
 
 from guards.errors import GuardsError, located
-from guards.sources import envfile, registry, yamlsrc
+from guards.sources import envfile, jsonsrc, metrics, registry, yamlsrc
 from guards.sources.compose import compose, ports, services, xguards
 from guards.sources.compose.compose import parse_compose
+from guards.sources.config import parse_toml
+from guards.sources.configfile import load_config
 from guards.sources.notes import notes
 from guards.sources.notes.notes import parse_note
 
@@ -30,9 +32,15 @@ ENTRY_POINTS = {
     "envfile.py": {"load_env_file"},
     "notes/notes.py": {"parse_note"},
     "yamlsrc.py": {"read_text", "compose", "construct", "data"},
+    "jsonsrc.py": {"parse"},
+    "metrics.py": {"read", "parse"},
+    "config.py": {"parse_toml"},
+    "configfile.py": {"_load"},
+    "settings.py": set(),
 }
 PARSERS = [*sorted(p.relative_to(SOURCES).as_posix() for p in SOURCES.glob("compose/*.py"))]
 PARSERS += [name for name in ENTRY_POINTS if not name.startswith("compose/")]
+PARSERS += ["catalog.py", "envfile.py"]
 
 
 def _error(call) -> GuardsError:
@@ -117,7 +125,7 @@ def test_a_note_error_is_placed_only_by_parse_note(text):
     assert _where(bare) == _where(placed)
 
 
-@pytest.mark.parametrize("text", ["A=1\nnot a line\n", "A='open\n"])
+@pytest.mark.parametrize("text", ['A=1\nB="open\nC=2\n', "A='open\n"])
 def test_an_env_file_error_is_placed_only_by_load_env_file(tmp_path, text):
     path = tmp_path / "x.env"
     path.write_text(text, encoding="utf-8")
@@ -125,6 +133,29 @@ def test_an_env_file_error_is_placed_only_by_load_env_file(tmp_path, text):
     placed = _error(lambda: envfile.load_env_file(path, "x.env"))
     assert bare.path is None and placed.path == "x.env"
     assert _where(bare) == _where(placed)
+
+
+@pytest.mark.parametrize(
+    ("parse", "text"),
+    [
+        (lambda t, s: parse_toml(t, s), "a = [\n"),
+        (lambda t, s: parse_toml(t, s), "x = " + "[" * 200 + "]" * 200),
+        (lambda t, s: jsonsrc.parse(t, s), '{"a": 1,\n}'),
+        (lambda t, s: jsonsrc.parse(t, s), "[" * 200 + "]" * 200),
+        (lambda t, s: metrics.parse(t, s), "<html>\n"),
+        (lambda t, s: metrics.parse(t, s), "vllm:x one\n"),
+    ],
+)
+def test_toml_json_and_scrape_errors_are_placed_at_their_entry_point(parse, text):
+    placed = _error(lambda: parse(text, "x.txt"))
+    assert placed.path == "x.txt" and placed.line is not None
+
+
+def test_a_settings_error_names_the_file_and_the_key_line(tmp_path):
+    (tmp_path / "guards.toml").write_text('notes = ["a"]\n\nmax-file-mb = 0\n')
+    error = _error(lambda: load_config(tmp_path))
+    assert (error.path, error.line) == ("guards.toml", 3)
+    assert error.message == "`max-file-mb` must be a whole number of megabytes from 1 to 4096"
 
 
 def test_located_keeps_a_path_already_given():

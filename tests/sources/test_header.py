@@ -1,4 +1,12 @@
-from guards.sources.compose.header import header_span, missing_selector, parse_header, status_of
+from guards.sources.compose.header import (
+    PROFILE,
+    Convention,
+    convention,
+    header_span,
+    missing_selector,
+    parse_header,
+    status_of,
+)
 
 HEADER = """\
 # ===========================================================================
@@ -131,3 +139,61 @@ def test_status_enum_and_the_variation_selector():
     assert missing_selector("⚠ Production w/ caveats") == "⚠️"
     assert missing_selector("⚠️ Production w/ caveats") is None
     assert status_of("Production") is None and missing_selector("Production") is None
+
+
+# -- the header convention --------------------------------------------------------------------
+
+
+def test_no_settings_declare_no_convention():
+    assert convention(None) is None and convention({}) is None
+
+
+def test_the_preset_is_the_profile_block_and_given_keys_override_it():
+    assert convention({"preset": "profile"}) == PROFILE
+    narrowed = convention({"preset": "profile", "required": ["Model"]})
+    assert narrowed.required == ("Model",) and narrowed.statuses == PROFILE.statuses
+    assert narrowed.shown == "Profile (at-a-glance):"
+    renamed = convention({"preset": "profile", "marker": "Card:"})
+    assert (renamed.marker, renamed.shown, renamed.block) == ("Card", "Card:", "card")
+
+
+def test_the_preset_reads_what_the_parser_read_before():
+    assert parse(HEADER) == parse_header(HEADER.split("\n"), PROFILE)
+    assert parse().convention is PROFILE
+
+
+def test_without_a_convention_no_block_is_read_as_fields():
+    header = parse_header(HEADER.split("\n"), None)
+    assert header.present and header.profile_line is None and header.fields == ()
+    assert header.sections[0].line == 2  # the block's lines are prose
+    assert [f.key for f in header.flat] == ["Requires-min-gpu-count", "Tensor-parallel"]
+    assert header.status() is None
+
+
+CARD = """\
+# 📋 Model card (tiny) =
+#   Model = tiny-7b
+#   Status = Ready for use
+#   Profile: not a field here
+services: {}
+"""
+
+
+def test_a_convention_of_its_own_marker_separator_and_vocabulary():
+    card = Convention(marker="Model card", separator="=", statuses=(("ready", ("✅", "ready")),))
+    header = parse_header(CARD.split("\n"), card)
+    assert header.profile_line == 1
+    assert [(f.key, f.value) for f in header.fields] == [
+        ("Model", "tiny-7b"),
+        ("Status", "Ready for use"),
+    ]
+    assert [n.text for n in header.notes] == ["   Profile: not a field here"]
+    assert header.status() == "ready"
+    assert parse_header(CARD.split("\n")).profile_line is None  # not a Profile block
+
+
+def test_a_word_status_must_end_a_word():
+    card = Convention(marker="Card", statuses=(("ready", ("ready",)), ("gone", ("🗑\ufe0f",))))
+    assert card.status_of("READY now") == "ready" and card.status_of("ready") == "ready"
+    assert card.status_of("readying") is None
+    assert card.missing_selector("🗑 gone") == "🗑\ufe0f"

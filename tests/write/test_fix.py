@@ -235,7 +235,8 @@ def test_adopting_a_profile_in_a_file_edited_after_the_check_writes_nothing(
 
 
 def test_adopting_a_profile_that_disagrees_takes_the_body_s_value_and_shows_it(capsys, tmp_path):
-    root = write(tmp_path, {"claims.yaml": CLAIMS, "composes/a.yml": PROFILED.format(ctx="65536")})
+    files = {"claims.yaml": CLAIMS, "composes/a.yml": PROFILED.format(ctx="65536")}
+    root = write(tmp_path, {**files, "guards.toml": '[header]\npreset = "profile"\n'})
     drift = run_guards(capsys, "check", "--root", str(root), "--select", "D001")
     assert drift.out.startswith("composes/a.yml:8:")
     result = run_guards(capsys, "fix", "--adopt-profile", "--root", str(root))

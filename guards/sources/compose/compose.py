@@ -15,7 +15,8 @@ from ...errors import GuardsError, located
 from .. import yamlsrc
 from ..edit import unify_breaks
 from ..markers import Citation, find_claim_refs
-from ..yamlsrc import MappingNode
+from ..yamlsrc import MappingNode, Node, ScalarNode
+from . import merge
 from .comments import (
     Callout,
     Comment,
@@ -25,8 +26,8 @@ from .comments import (
     find_regions,
     retraction_callouts,
 )
-from .header import Header, parse_header
-from .services import Service, parse_service
+from .header import PROFILE, Convention, Header, parse_header
+from .services import EnvFileReader, Service, parse_service
 from .xguards import ComposeData, compose_data
 
 __all__ = ["Comment", "Compose", "Region", "Service", "parse_compose"]
@@ -47,6 +48,8 @@ class Compose:
     callouts: list[Callout] = field(default_factory=list)  # retraction callouts
     citations: list[Citation] = field(default_factory=list)
     shipped: list[Service] = field(default_factory=list)  # the services with no overlay
+    # `extends:` of a service in another file: those services are read as written
+    bases_elsewhere: list[merge.BaseElsewhere] = field(default_factory=list)
 
     @property
     def text(self) -> str:
@@ -71,13 +74,25 @@ class Compose:
         return {claim_id for c in self.callouts for claim_id in c.marker.claim_ids}
 
 
-def parse_compose(text: str, shown: str, env: Mapping[str, str] | None = None) -> Compose:
+def parse_compose(
+    text: str,
+    shown: str,
+    env: Mapping[str, str] | None = None,
+    convention: Convention | None = PROFILE,
+    *,
+    shipped_env: Mapping[str, str] | None = None,
+    env_files: EnvFileReader | None = None,
+) -> Compose:
     """Parse compose ``text``, known as ``shown``; bad input raises :class:`GuardsError` naming
-    ``shown``:line. The parsers below raise without a file: this entry point places them."""
-    env = dict(env or {})
+    ``shown``:line. The parsers below raise without a file: this entry point places them.
+    ``convention`` is how the estate writes its header block (None: it declares none).
+    ``env`` interpolates the services, ``shipped_env`` the compose as shipped (the estate's
+    own env files, without the operator's ``--env-file``; default none); ``env_files`` reads
+    a service's ``env_file:`` (the parser opens no file)."""
+    env = {} if env is None else env  # not copied: the run layer notes what is looked up
     text = unify_breaks(text)
     with located(shown):
-        compose = _parse(text, shown, env)
+        compose = _parse(text, shown, env, convention, (shipped_env, env_files))
     compose.citations = [
         Citation(claim_id, c.line, c.column + 1 + offset, compose.is_correction(c.line))
         for c in compose.comments
@@ -87,34 +102,32 @@ def parse_compose(text: str, shown: str, env: Mapping[str, str] | None = None) -
     return compose
 
 
-def _parse(text: str, path: str, env: dict[str, str]) -> Compose:
+def _parse(
+    text: str,
+    path: str,
+    env: Mapping[str, str],
+    convention: Convention | None = PROFILE,
+    shipping: tuple[Mapping[str, str] | None, EnvFileReader | None] = (None, None),
+) -> Compose:
     lines = text.split("\n")
     root = _root(text)
-    services_node = yamlsrc.get(root, "services")
-    if services_node is None:
-        raise GuardsError("no top-level `services:` mapping", None, yamlsrc.line_of(root))
-    if not isinstance(services_node, MappingNode):
-        raise GuardsError("`services:` is not a mapping", None, yamlsrc.line_of(services_node))
-    services = [
-        parse_service(name, key, node, lines, env)
-        for name, key, node in yamlsrc.items(services_node)
-    ]
+    entries, elsewhere = merge.extend_services(_service_entries(root))
+    base, read = shipping
+    services = [parse_service(n, key, node, lines, env, read) for n, key, node in entries]
     # Header and comments describe the compose as shipped; with an operator overlay the same
-    # node tree is evaluated a second time, without it, for the drift guards.
+    # node tree is evaluated a second time, with the estate's own env, for the drift guards.
+    base = {} if base is None else base
     shipped = (
-        [
-            parse_service(name, key, node, lines, {})
-            for name, key, node in yamlsrc.items(services_node)
-        ]
-        if env
-        else services
+        services
+        if base is env or not (base or env)
+        else [parse_service(n, key, node, lines, base, read) for n, key, node in entries]
     )
     extensions = {
         name: yamlsrc.construct(node)
         for name, _, node in yamlsrc.items(root)
-        if name.startswith("x-")
+        if name.startswith("x-") and node.tag != merge.RESET
     }
-    header = parse_header(lines)
+    header = parse_header(lines, convention)
     comments = find_comments(lines, root, header)
     regions, marker_problems = find_regions(comments, text)
     return Compose(
@@ -130,7 +143,32 @@ def _parse(text: str, path: str, env: dict[str, str]) -> Compose:
         callouts=retraction_callouts(comments),
         data=compose_data(root),
         shipped=shipped,
+        bases_elsewhere=elsewhere,
     )
+
+
+def _service_entries(root: MappingNode) -> list[tuple[str, Node, Node]]:
+    """The services as Compose reads them: a service written with no body (``app:``, ``app:
+    null``) is an empty one, one tagged ``!reset`` is gone; ``services:`` may be absent when
+    the file ``include:``s others (it then has none of its own)."""
+    services_node = yamlsrc.get(root, "services")
+    if services_node is None and yamlsrc.get(root, "include") is not None:
+        return []
+    if services_node is None:
+        raise GuardsError("no top-level `services:` mapping", None, yamlsrc.line_of(root))
+    if not isinstance(services_node, MappingNode):
+        raise GuardsError("`services:` is not a mapping", None, yamlsrc.line_of(services_node))
+    return [
+        (name, key, _empty_if_null(node))
+        for name, key, node in yamlsrc.items(services_node)
+        if node.tag != merge.RESET
+    ]
+
+
+def _empty_if_null(node: Node) -> Node:
+    if isinstance(node, ScalarNode) and node.tag == merge.NULL:
+        return MappingNode(merge.MAP, [], node.start_mark, node.end_mark)
+    return node
 
 
 def _root(text: str) -> MappingNode:

@@ -1,24 +1,28 @@
-"""The leading comment block of a compose file: profile fields, prose sections, flat lines.
+"""The leading comment block of a compose file: header fields, prose sections, flat lines.
 
-Real headers (see DOMAIN.md) open with an optional ``# ====`` rule and ``# Profile
-(at-a-glance):``, then ``#   Key:   value`` fields whose deeper-indented ``#`` lines continue
-them, a ``# ----`` rule, free-form prose sections, and flat ``# Key-name: value`` lines that
-scripts read. Keys are free text; irregular lines are kept as notes, never guessed into fields.
+Which block holds fields is the estate's header convention (:class:`Convention`, from the
+``[header]`` settings): a marker line, then ``#   Key:   value`` fields whose deeper-indented
+``#`` lines continue them, up to a ``# ----`` rule; then free-form prose sections and flat
+``# Key-name: value`` lines that scripts read. The ``profile`` preset is the block real headers
+of this domain write (see DOMAIN.md): an optional ``# ====`` rule and ``# Profile
+(at-a-glance):``. Without a convention no block is read as fields: estates keep their headers
+in many forms, and one file is no ground to guess which. Keys are free text; irregular lines
+are kept as notes, never guessed into fields.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
 
 from .. import numbers
 from ..markers import Marker, retraction_marker
 
 RULE_LINE = re.compile(r"^#\s*(?:-{3,}|={3,})\s*$")
-PROFILE_LINE = re.compile(r"^#\s*(?:\W\s*)?profile\b[^:]*:\s*$", re.IGNORECASE)
-# A value is `\S(?:.*\S)?`: greedy up to its last non-space, so a long line with runs of
-# spaces inside is matched in linear time (a lazy `.*?` before `\s*$` is quadratic).
-FIELD = re.compile(r"^(\s+)([A-Za-z][A-Za-z0-9 ./+&()-]{0,30}?):(?:\s+(\S(?:.*\S)?))?\s*$")
 FLAT = re.compile(r"^# ?([A-Za-z][A-Za-z0-9]*+(?:-[A-Za-z0-9]++)++):\s+(\S(?:.*\S)?)\s*$")
 SECTION_START = re.compile(r"^\s?(?:⚠|⭐|❌|✅|🧪|‼|\*\*)")
 # A field value's asides: what follows a parenthesis, a bracket, a spaced dash or a semicolon
@@ -33,6 +37,126 @@ NEGATION = re.compile(  # negates what follows it: "can't do fp8", "fp8 instead 
 REJECTION = re.compile(  # negates what precedes it: "MTP REJECTED", "n=3 dropped"
     r"\b(?:rejected|dropped|unsupported|removed|abandoned)\b", re.IGNORECASE
 )
+
+
+# -- the header convention ---------------------------------------------------------------------
+
+VS16 = "\ufe0f"  # the variation selector that makes ⚠ render as the emoji ⚠️
+
+
+@dataclass(frozen=True)
+class Convention:
+    """How an estate writes its header block: the marker line that opens it, the separator of
+    its ``Key: value`` fields, the fields every block needs and the status vocabulary (each
+    status name with the spellings a Status value may open with, the first one shown)."""
+
+    marker: str
+    separator: str = ":"
+    required: tuple[str, ...] = ()
+    statuses: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    caveats_field: str | None = None  # the field a status outside caveats-unless needs
+    title: str = ""  # the marker line as messages show it (default: marker and separator)
+
+    @property
+    def shown(self) -> str:
+        """The marker line as messages quote it: ``Profile (at-a-glance):``."""
+        return self.title or f"{self.marker}{self.separator}"
+
+    @property
+    def block(self) -> str:
+        """What messages call the block: ``profile``, ``model card``."""
+        return self.marker.lower()
+
+    @property
+    def names(self) -> list[str]:
+        return [name for name, _ in self.statuses]
+
+    @cached_property
+    def marker_line(self) -> re.Pattern[str]:
+        """``#``, an optional symbol, the marker, an optional qualifier, the separator."""
+        sep = re.escape(self.separator)
+        edge = r"\b" if self.marker[-1:].isalnum() else ""
+        return re.compile(
+            rf"^#\s*(?:\W\s*)?{re.escape(self.marker)}{edge}[^{sep}]*{sep}\s*$", re.IGNORECASE
+        )
+
+    @cached_property
+    def field_line(self) -> re.Pattern[str]:
+        # A value is `\S(?:.*\S)?`: greedy up to its last non-space, so a long line with runs
+        # of spaces inside is matched in linear time (a lazy `.*?` before `\s*$` is quadratic).
+        sep = re.escape(self.separator)
+        return re.compile(
+            rf"^(\s+)([A-Za-z][A-Za-z0-9 ./+&()-]{{0,30}}?){sep}(?:\s+(\S(?:.*\S)?))?\s*$"
+        )
+
+    def status_of(self, value: str) -> str | None:
+        """The status name a Status value opens with (``⚠️ Production w/ caveats`` ->
+        ``caveats``); a spelling that ends in a letter must end a word there."""
+        text = value.strip()
+        for name, spellings in self.statuses:
+            if any(_opens_with(text, spelling) for spelling in spellings):
+                return name
+        return None
+
+    def missing_selector(self, value: str) -> str | None:
+        """The emoji spelling a Status value uses without its U+FE0F selector, if any."""
+        text = value.strip()
+        for _, spellings in self.statuses:
+            for emoji in spellings:
+                bare = emoji.rstrip(VS16)
+                if bare != emoji and text.startswith(bare) and not text.startswith(emoji):
+                    return emoji
+        return None
+
+
+def _opens_with(text: str, spelling: str) -> bool:
+    head, rest = text[: len(spelling)], text[len(spelling) :]
+    if head.casefold() != spelling.casefold():
+        return False
+    return not (spelling[-1:].isalnum() and rest[:1].isalnum())
+
+
+PRESETS = {
+    "profile": Convention(
+        marker="Profile",
+        title="Profile (at-a-glance):",
+        required=("Model", "Topology", "Drafter", "KV", "Status"),
+        statuses=(
+            ("production", ("✅",)),
+            ("caveats", ("⚠" + VS16,)),
+            ("experimental", ("🧪",)),
+            ("incubating", ("🐣",)),
+            ("preview", ("👁" + VS16,)),
+            ("upstream-gated", ("⏸" + VS16,)),
+            ("deprecated", ("🗑" + VS16,)),
+        ),
+        caveats_field="Caveats",
+    )
+}
+PROFILE = PRESETS["profile"]
+FIELD = PROFILE.field_line  # a ``Key: value`` line, for what reads fields in prose
+NO_CAVEATS_NEEDED = ("production", "experimental")
+# The preset's vocabulary by emoji, for what reads the domain's own status words (catalogs).
+STATUSES = {spellings[0]: name for name, spellings in PROFILE.statuses}
+
+
+def convention(values: Mapping[str, Any] | None) -> Convention | None:
+    """The convention ``[header]`` settings declare (validated: guards.sources.settings): a
+    preset's values, overridden by the keys given; None when they declare none."""
+    if not values:
+        return None
+    preset = PRESETS.get(values.get("preset") or "")
+    given = {k: v for k, v in values.items() if k != "preset" and v is not None}
+    if "marker" in given:
+        given["marker"] = given["marker"].strip().rstrip(":=").strip()
+        given.setdefault("title", "")
+    if "required" in given:
+        given["required"] = tuple(given["required"])
+    if "statuses" in given:
+        given["statuses"] = tuple((n, tuple(s)) for n, s in given["statuses"].items())
+    if preset is not None:
+        return dataclasses.replace(preset, **given)
+    return Convention(**given) if given.get("marker") else None
 
 
 @dataclass(frozen=True)
@@ -99,11 +223,12 @@ class FlatLine:
 class Header:
     line: int = 0  # first and last line of the comment block (0: none)
     end_line: int = 0
-    profile_line: int | None = None  # the ``Profile (at-a-glance):`` line
+    profile_line: int | None = None  # the convention's marker line (``Profile (at-a-glance):``)
     fields: tuple[HeaderField, ...] = ()
     notes: tuple[HeaderLine, ...] = ()  # irregular lines inside the profile block
     sections: tuple[HeaderSection, ...] = ()
     flat: tuple[FlatLine, ...] = ()
+    convention: Convention | None = None  # how it was read; None: the estate declares none
 
     @property
     def present(self) -> bool:
@@ -116,6 +241,13 @@ class Header:
 
     def flat_value(self, key: str) -> FlatLine | None:
         return next((f for f in self.flat if f.key.lower() == key.lower()), None)
+
+    def status(self) -> str | None:
+        """The status name the Status field opens with, in the estate's vocabulary."""
+        found = self.field("Status")
+        if found is None or self.convention is None:
+            return None
+        return self.convention.status_of(found.first_value)
 
 
 def affirmed(text: str, lead: int = 0) -> list[tuple[int, str]]:
@@ -155,17 +287,22 @@ def header_span(lines: list[str]) -> tuple[int, int]:
     return first, last
 
 
-def parse_header(lines: list[str]) -> Header:
+def parse_header(lines: list[str], convention: Convention | None = PROFILE) -> Header:
+    """The header of a compose's ``lines``, its fields read by ``convention`` (None: no block
+    is read as fields; the lines are prose and flat lines)."""
     first, last = header_span(lines)
     if not first:
-        return Header()
+        return Header(convention=convention)
     block = [b for n in range(first, last + 1) if (b := _header_line(n, lines[n - 1]))]
-    profile_at = next((i for i, b in enumerate(block) if PROFILE_LINE.match("#" + b.text)), None)
+    marker = convention.marker_line if convention is not None else None
+    profile_at = next(
+        (i for i, b in enumerate(block) if marker and marker.match("#" + b.text)), None
+    )
     fields: list[HeaderField] = []
     notes: list[HeaderLine] = []
     prose_from = 0
-    if profile_at is not None:
-        fields, notes, prose_from = _profile(block, profile_at + 1)
+    if profile_at is not None and convention is not None:
+        fields, notes, prose_from = _profile(block, profile_at + 1, convention.field_line)
     flat = [f for f in (_flat(b) for b in block[prose_from:]) if f]
     return Header(
         first,
@@ -175,6 +312,7 @@ def parse_header(lines: list[str]) -> Header:
         tuple(notes),
         tuple(sections_of(block[prose_from:])),
         tuple(flat),
+        convention,
     )
 
 
@@ -186,7 +324,7 @@ def _header_line(number: int, raw: str) -> HeaderLine | None:
 
 
 def _profile(
-    block: list[HeaderLine], start: int
+    block: list[HeaderLine], start: int, field_line: re.Pattern[str]
 ) -> tuple[list[HeaderField], list[HeaderLine], int]:
     fields: list[HeaderField] = []
     notes: list[HeaderLine] = []
@@ -198,28 +336,30 @@ def _profile(
         if RULE_LINE.match("#" + entry.text):
             break
         indent = len(entry.text) - len(entry.text.lstrip())
-        match = FIELD.match(entry.text)
+        match = field_line.match(entry.text)
         if match and (key_indent is None or indent == key_indent):
             key_indent = indent
-            _close(current, fields)
+            _close(current, fields, field_line)
             current = [entry]
         elif current and key_indent is not None and indent > key_indent and entry.text.strip():
             current.append(entry)
         elif entry.text.strip():
-            _close(current, fields)
+            _close(current, fields, field_line)
             current = []
             notes.append(entry)
     else:
         index = len(block)
-    _close(current, fields)
+    _close(current, fields, field_line)
     return fields, notes, index
 
 
-def _close(current: list[HeaderLine], fields: list[HeaderField]) -> None:
+def _close(
+    current: list[HeaderLine], fields: list[HeaderField], field_line: re.Pattern[str]
+) -> None:
     if not current:
         return
     head = current[0]
-    match = FIELD.match(head.text)
+    match = field_line.match(head.text)
     assert match is not None
     first_value = match.group(3) or ""
     rest = [line.text.strip() for line in current[1:]]
@@ -310,32 +450,11 @@ def same_count(stated: tuple[int, bool], actual: int) -> bool:
     return numbers.same_count(value, actual, binary=True)
 
 
-# -- the Status enum --------------------------------------------------------------------------
-
-VS16 = "\ufe0f"  # the variation selector that makes ⚠ render as the emoji ⚠️
-STATUSES = {
-    "✅": "production",
-    "⚠" + VS16: "caveats",
-    "🧪": "experimental",
-    "🐣": "incubating",
-    "👁" + VS16: "preview",
-    "⏸" + VS16: "upstream-gated",
-    "🗑" + VS16: "deprecated",
-}
-NO_CAVEATS_NEEDED = ("production", "experimental")
-
-
 def status_of(value: str) -> str | None:
-    """The enum name for a Status value (``⚠️ Production w/ caveats`` -> ``caveats``)."""
-    text = value.strip()
-    return next((name for emoji, name in STATUSES.items() if text.startswith(emoji)), None)
+    """The profile preset's status name for a Status value (catalogs write the domain's own
+    vocabulary); a compose reads its estate's convention: :meth:`Header.status`."""
+    return PROFILE.status_of(value)
 
 
 def missing_selector(value: str) -> str | None:
-    """The emoji a Status value uses without its required U+FE0F selector, if any."""
-    text = value.strip()
-    for emoji in STATUSES:
-        bare = emoji.rstrip(VS16)
-        if bare != emoji and text.startswith(bare) and not text.startswith(emoji):
-            return emoji
-    return None
+    return PROFILE.missing_selector(value)

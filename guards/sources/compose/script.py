@@ -12,10 +12,12 @@ from __future__ import annotations
 import fnmatch
 import json
 import re
+import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from .interpolate import TemplateError, Value, interpolate
+from .engines import Token
+from .interpolate import TemplateError, Unresolved, Value, interpolate
 
 ASSIGNMENT = r"^\s*(?:export\s+|local\s+|readonly\s+)?{name}=(.*)$"  # then _value()
 CASE_ALIAS = re.compile(
@@ -23,6 +25,10 @@ CASE_ALIAS = re.compile(
 )
 VARIABLE = re.compile(r"^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$")
 SPEC_CONFIG = "--speculative-config"
+SEPARATORS = {"&&", "||", ";", "|", "&", ";;", "(", ")", "|&", ";&", ";;&"}
+KEYWORDS = {"if", "then", "else", "elif", "while", "until", "do", "!", "{", "}"}
+POSITIONAL = {"$@", "${@}", "$*", "${*}"}
+REFERENCE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 
 
 @dataclass(frozen=True)
@@ -54,9 +60,15 @@ class SpecConfig:
 
 
 class Script:
-    def __init__(self, lines: list[ScriptLine], env: Mapping[str, EnvEntry]) -> None:
+    def __init__(
+        self,
+        lines: list[ScriptLine],
+        env: Mapping[str, EnvEntry],
+        words: list[list[Token]] | None = None,
+    ) -> None:
         self.lines = lines
         self.env = env
+        self.words = words or []  # per line: the words as written, after compose interpolation
 
     def container_env(self) -> dict[str, str]:
         return {name: entry.value for name, entry in self.env.items() if entry.value is not None}
@@ -132,6 +144,92 @@ class Script:
                     return SpecConfig(method, depth, line)
         return None
 
+    def commands(self) -> list[list[Token]]:
+        """The script's simple commands, each as its shell words with quotes removed: split
+        at ``&&``, ``;``, ``|`` and line ends (not at a ``\\`` continuation); comments and
+        the keywords that open a command (``then``, ``do``, ...) left out."""
+        found: list[list[Token]] = [[]]
+        for line in self.words:
+            continued = bool(line) and line[-1].text == "\\"
+            for word in line[:-1] if continued else line:
+                if word.text.startswith("#"):
+                    break
+                for part in _shell_parts(word):
+                    if part.text in SEPARATORS:
+                        found.append([])
+                    elif found[-1] or part.text not in KEYWORDS:
+                        found[-1].append(part)
+            if not continued:
+                found.append([])
+        return [command for command in found if command]
+
+    def expand(self, words: list[Token], positional: list[Token]) -> list[Token]:
+        """The words as bash passes them: ``"$@"`` is ``positional``, a variable its value
+        where the script assigns it or in the container's environment, an empty unquoted
+        expansion no word; what cannot be evaluated is kept, unresolved."""
+        out: list[Token] = []
+        for word in words:
+            if word.text in POSITIONAL:
+                out += positional
+            elif "$" not in word.text or word.raw.startswith("'"):
+                out.append(word)
+            elif word.raw[:1] == '"':
+                out.append(self._expanded(word))
+            else:  # unquoted: bash splits the value into words, and drops an empty one
+                expanded = self._expanded(word)
+                parts = expanded.text.split() if not expanded.unresolved else [""]
+                out += [replace(expanded, text=part) for part in parts]
+        return out
+
+    def _expanded(self, word: Token) -> Token:
+        """A word with bash expansions: the script's own variables as the script assigns
+        them, the others from the container's environment."""
+        name = variable_name(word.text)
+        if name is not None and self.assignment(name) is not None:
+            return self._assigned(word, name)
+        env = self.container_env()
+        for name in dict.fromkeys(REFERENCE.findall(word.text)):
+            if self.assignment(name) is not None:
+                found = self.evaluate(name)
+                if found.value is None:
+                    return _unresolved(word, name, found.note or f"${name} is not known")
+                env[name] = found.value
+        try:
+            value = interpolate(word.text, env, unescape=False)
+        except TemplateError as exc:  # bash has expansions compose does not (${x[@]}, $(...))
+            return _unresolved(word, word.text, f"cannot evaluate `{word.text}`: {exc}")
+        unresolved = tuple(
+            Unresolved(u.variable, self.evaluate(u.variable).note or u.reason)
+            for u in value.unresolved
+        )
+        if not unresolved and "$" in value.text:  # $(...), $1, $#: known only at run time
+            return _unresolved(word, word.text, f"bash expands `{word.text}` at run time")
+        return replace(
+            word,
+            text=value.text,
+            variables=value.variables,
+            from_env=_host_sources(value, self.env),
+            unresolved=unresolved,
+        )
+
+    def _assigned(self, word: Token, name: str) -> Token:
+        """``"$var"``: the value where the script assigns it, placed at that assignment."""
+        found = self.evaluate(name)
+        if found.value is None:
+            return _unresolved(word, name, found.note or f"${name} is not known")
+        at = found.line
+        assert at is not None  # assigned: evaluate found the line
+        return replace(
+            word,
+            text=found.value,
+            raw=found.raw,
+            line=at.number,
+            column=at.column + len(at.raw) - len(at.raw.lstrip()),
+            variables=found.variables,
+            from_env=found.from_env,
+            quoted=False,
+        )
+
     def runs(self, program: str) -> bool:
         return any(
             program in line.text and not line.text.lstrip().startswith("#") for line in self.lines
@@ -146,6 +244,22 @@ class EnvEntry:
     value: str | None  # None: a bare pass-through the operator did not set
     line: int
     interpolated: Value | None
+
+
+def _shell_parts(word: Token) -> list[Token]:
+    """One written word as bash splits it: quotes removed, ``;`` ``&&`` ``|`` apart. A word
+    bash would read across lines (an open quote) is kept as written."""
+    try:
+        lexer = shlex.shlex(word.text, posix=True, punctuation_chars=True)
+        lexer.whitespace_split = True
+        parts = list(lexer)
+    except ValueError:
+        return [word]
+    return [replace(word, text=part) for part in parts]
+
+
+def _unresolved(word: Token, name: str, note: str) -> Token:
+    return replace(word, text="", unresolved=(Unresolved(name, note),))
 
 
 def _host_sources(value: Value, env: Mapping[str, EnvEntry]) -> tuple[str, ...]:
@@ -197,15 +311,15 @@ def _quoted_argument(rest: str) -> str | None:
 
 def _without_comment(text: str) -> str:
     """A shell word list without its trailing ``# comment`` (a ``#`` after a space, outside
-    quotes) and surrounding spaces."""
+    quotes), the commands after a ``;``, ``&&`` or ``|`` on its line, and surrounding spaces."""
     quote = ""
     for index, char in enumerate(text):
         if quote:
             quote = "" if char == quote else quote
         elif char in "\"'":
             quote = char
-        elif char == "#" and (index == 0 or text[index - 1] in " \t"):
-            return text[:index].strip()
+        elif (char == "#" and (index == 0 or text[index - 1] in " \t")) or char in ";&|":
+            return text[:index].strip()  # a comment, or the next command on the line
     return text.strip()
 
 

@@ -8,20 +8,19 @@ flags into canonical knobs.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from itertools import pairwise
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ...errors import GuardsError
 from .. import yamlsrc
 from ..yamlsrc import MappingNode, Node, ScalarNode, SequenceNode
+from . import launch as launches
 from .engines import LLAMACPP, SGLANG, UNKNOWN, VLLM, Knob, Token
 from .interpolate import TemplateError, Value, interpolate
+from .launch import Launch
 from .ports import Healthcheck, PortMapping, parse_health_and_ports
 from .script import EnvEntry, Script, ScriptLine
-
-SHELLS = {"bash", "sh", "/bin/bash", "/bin/sh", "/usr/bin/env"}
 
 
 @dataclass
@@ -35,6 +34,15 @@ class Service:
     script: Script | None = None
     healthcheck: Healthcheck | None = None  # None: the compose sets no test
     ports: list[PortMapping] = field(default_factory=list)
+    # Where the service runs (facts/accelerators.py reads them as Compose does):
+    profiles: tuple[str, ...] = ()  # empty: the service always starts
+    runtime: str | None = None  # `runtime:` (nvidia, habana, ...)
+    device_files: tuple[str, ...] = ()  # `devices:`: host paths and CDI names
+    gpus: tuple[dict[str, Any], ...] = ()  # `gpus:` (`all` is one request of every card)
+    engine_device: str | None = None  # the engine's `--device` (cpu, xpu, hpu, ...)
+    # Which engine runs and why; ``launch.idle``: the command replaces the server (engine
+    # UNKNOWN: nothing serves, whatever the image).
+    launch: Launch = field(default_factory=lambda: Launch(UNKNOWN, "not read"))
 
     def knob(self, name: str) -> Knob | None:
         return self.knobs.get(name)
@@ -44,17 +52,28 @@ class Service:
         return knob.value if knob else None
 
 
+# Reads a service's ``env_file:`` for the parser, which opens no file: the name as the compose
+# gives it (interpolated, relative to the compose's folder), whether it is required, and the
+# interpolation env its references may use; its variables, or None when it is not read.
+EnvFileReader = Callable[[str, bool, Mapping[str, str]], Mapping[str, str] | None]
+
+
 def parse_service(
-    name: str, key: Node, node: Node, lines: list[str], env: Mapping[str, str]
+    name: str,
+    key: Node,
+    node: Node,
+    lines: list[str],
+    env: Mapping[str, str],
+    env_files: EnvFileReader | None = None,
 ) -> Service:
     if not isinstance(node, MappingNode):
         raise GuardsError(f"service `{name}` is not a mapping", None, yamlsrc.line_of(node))
     line = yamlsrc.line_of(key)
-    environment = _environment(yamlsrc.get(node, "environment"), env)
-    script = _script(yamlsrc.get(node, "entrypoint"), lines, env, environment)
-    tokens = _tokens(yamlsrc.get(node, "command"), lines, env)
+    from_files = _env_files(yamlsrc.get(node, "env_file"), env, env_files)
+    environment = _environment(yamlsrc.get(node, "environment"), env, from_files)
     image = _image(yamlsrc.get(node, "image"), env)
-    engine = _engine(image, script, tokens)
+    launch = _launch(node, lines, env, environment)
+    engine, script, tokens = launch.engine, launch.script, launch.tokens
     if engine == LLAMACPP:
         from .engines import llamacpp
 
@@ -70,7 +89,10 @@ def parse_service(
     if devices:
         knobs["gpus"] = _gpus(devices)
     health, mappings = parse_health_and_ports(name, node, lines, env, environment)
-    return Service(name, line, engine, knobs, environment, devices, script, health, mappings)
+    service = Service(name, line, engine, knobs, environment, devices, script, health, mappings)
+    service.launch = launch
+    _place(service, node, env, tokens)
+    return service
 
 
 def _interpolate(text: str, env: Mapping[str, str], line: int, column: int) -> Value:
@@ -103,8 +125,34 @@ def _image(node: Node | None, env: Mapping[str, str]) -> Knob | None:
     )
 
 
-def _environment(node: Node | None, env: Mapping[str, str]) -> dict[str, EnvEntry]:
+def _env_files(
+    node: Node | None, env: Mapping[str, str], read: EnvFileReader | None
+) -> dict[str, EnvEntry]:
+    """What ``env_file:`` (a name, a list, or ``{path, required}`` items) puts in the container
+    environment, later files winning; placed at the entry that names the file. Such files feed
+    the container only, never interpolation."""
     entries: dict[str, EnvEntry] = {}
+    if read is None or node is None:
+        return entries
+    for item in node.value if isinstance(node, SequenceNode) else [node]:
+        path, required = item, True
+        if isinstance(item, MappingNode):
+            path, flag = yamlsrc.get(item, "path"), yamlsrc.get(item, "required")
+            required = not (isinstance(flag, ScalarNode) and flag.value.lower() == "false")
+        file = _scalar_value(path, env).text.strip() if isinstance(path, ScalarNode) else ""
+        if not file or path.tag.endswith("null"):
+            continue
+        line = yamlsrc.line_of(item)
+        for name, value in (read(file, required, env) or {}).items():
+            entries[name] = EnvEntry(name, value, line, Value(value))
+    return entries
+
+
+def _environment(
+    node: Node | None, env: Mapping[str, str], from_files: dict[str, EnvEntry] | None = None
+) -> dict[str, EnvEntry]:
+    """The container environment: ``environment:`` over what ``env_file:`` gave."""
+    entries: dict[str, EnvEntry] = dict(from_files or {})
     if isinstance(node, SequenceNode):
         for item in node.value:
             if isinstance(item, ScalarNode):
@@ -135,38 +183,71 @@ def _env_entry(name: str, text: str | None, node: Node, env: Mapping[str, str]) 
     return EnvEntry(name, value.text, line, value)
 
 
+def _launch(
+    node: Node, lines: list[str], env: Mapping[str, str], environment: dict[str, EnvEntry]
+) -> Launch:
+    """Which engine the service runs, with the words it is started with (``launch.py``)."""
+    entry_node, command_node = yamlsrc.get(node, "entrypoint"), yamlsrc.get(node, "command")
+    entry = _tokens(entry_node, lines, env, "entrypoint") if entry_node is not None else None
+    command = _tokens(command_node, lines, env)
+    items = {
+        (yamlsrc.line_of(item), yamlsrc.column_of(item)): item
+        for parent in (entry_node, command_node)
+        if isinstance(parent, SequenceNode)
+        for item in parent.value
+    }
+
+    def script(word: Token) -> Script:
+        body = items.get((word.line, word.column))
+        if isinstance(body, ScalarNode):
+            return _script(body, lines, env, environment, word.source)
+        return _word_script(word, environment)
+
+    image = yamlsrc.get(node, "image")
+    text = _scalar_value(image, env).text if isinstance(image, ScalarNode) else None
+    return launches.find(entry, command, script, text)
+
+
 def _script(
-    node: Node | None,
+    body: ScalarNode,
     lines: list[str],
     env: Mapping[str, str],
     environment: dict[str, EnvEntry],
-) -> Script | None:
-    body = _script_node(node)
-    if body is None:
-        return None
+    source: str,
+) -> Script:
+    """The script a list item gives ``sh -c``, line for line with the file."""
+    numbered = _scalar_lines(body, lines)
     script_lines = [
         ScriptLine(number, raw, _interpolate(raw, env, number, column).text, column)
-        for number, raw, column in _scalar_lines(body, lines)
+        for number, raw, column in numbered
     ]
-    return Script(script_lines, environment)
+    words = [
+        [
+            _script_word(word, env, number, column + offset, source)
+            for offset, word in _split_words(raw)
+        ]
+        for number, raw, column in numbered
+    ]
+    return Script(script_lines, environment, words)
 
 
-def _script_node(node: Node | None) -> ScalarNode | None:
-    """The ``-c`` payload of a ``[bash, -c, SCRIPT, ...]`` entrypoint, if it is one."""
-    if not isinstance(node, SequenceNode):
-        return None
-    values = node.value
-    for index, item in enumerate(values[:-1]):
-        if isinstance(item, ScalarNode) and item.value == "-c":
-            shell = values[index - 1] if index else None
-            nxt = values[index + 1]
-            if (
-                isinstance(shell, ScalarNode)
-                and shell.value in SHELLS
-                and isinstance(nxt, ScalarNode)
-            ):
-                return nxt
-    return None
+def _script_word(raw: str, env: Mapping[str, str], line: int, column: int, source: str) -> Token:
+    return _token(raw, _interpolate(raw, env, line, column), line, column, source=source)
+
+
+def _word_script(word: Token, environment: dict[str, EnvEntry]) -> Script:
+    """The script one word of a string-form ``command:`` gives ``sh -c``: placed at the
+    word (its lines are not the file's)."""
+    parts = word.text.split("\n")
+    script_lines = [ScriptLine(word.line, part, part, word.column) for part in parts]
+    words = [
+        [
+            replace(word, text=text, raw=text, column=word.column + offset, quoted=False)
+            for offset, text in _split_words(part)
+        ]
+        for part in parts
+    ]
+    return Script(script_lines, environment, words)
 
 
 def _scalar_lines(node: ScalarNode, lines: list[str]) -> list[tuple[int, str, int]]:
@@ -198,7 +279,11 @@ def _block_indent(lines: list[str], first: int, last: int) -> int:
     return min(widths) if widths else 0
 
 
-def _tokens(node: Node | None, lines: list[str], env: Mapping[str, str]) -> list[Token]:
+def _tokens(
+    node: Node | None, lines: list[str], env: Mapping[str, str], source: str = "command"
+) -> list[Token]:
+    """The argv words of ``command:`` or ``entrypoint:``: a list's items, or a string split
+    as a shell splits it."""
     if isinstance(node, SequenceNode):
         return [
             _token(
@@ -207,6 +292,7 @@ def _tokens(node: Node | None, lines: list[str], env: Mapping[str, str]) -> list
                 yamlsrc.line_of(item),
                 yamlsrc.column_of(item),
                 quoted=item.style in ("'", '"'),
+                source=source,
             )
             for item in node.value
             if isinstance(item, ScalarNode)
@@ -224,14 +310,25 @@ def _tokens(node: Node | None, lines: list[str], env: Mapping[str, str]) -> list
                         Value(word, value.variables, value.from_env, value.unresolved),
                         number,
                         column + offset,
+                        source=source,
                     )
                 )
     return tokens
 
 
-def _token(raw: str, value: Value, line: int, column: int, quoted: bool = False) -> Token:
+def _token(
+    raw: str, value: Value, line: int, column: int, quoted: bool = False, source: str = "command"
+) -> Token:
     return Token(
-        value.text, raw, line, column, value.variables, value.from_env, value.unresolved, quoted
+        value.text,
+        raw,
+        line,
+        column,
+        value.variables,
+        value.from_env,
+        value.unresolved,
+        quoted,
+        source,
     )
 
 
@@ -264,50 +361,87 @@ def _shell_words(text: str, line: int) -> list[str]:
         raise GuardsError(f"command: {exc}", None, line) from None
 
 
-def _engine(image: Knob | None, script: Script | None, tokens: list[Token]) -> str:
-    name = (image.value or image.raw).lower() if image else ""
-    if "sglang" in name:  # lmsysorg/sglang:...; checked first: "llama" is in many names
-        return SGLANG
-    if "vllm" in name:
-        return VLLM
-    if "llama" in name:
-        return LLAMACPP
-    if script is not None and (script.runs("sglang.launch_server") or script.runs("sglang serve")):
-        return SGLANG
-    if script is not None and script.runs("vllm serve"):
-        return VLLM
-    if script is not None and script.runs("llama-server"):
-        return LLAMACPP
-    texts = {t.text.partition("=")[0] for t in tokens}  # --flag=value counts as --flag
-    launches = {f"{a.text.rsplit('/', 1)[-1]} {b.text}" for a, b in pairwise(tokens)}
-    sglang = {"--mem-fraction-static", "--context-length", "--tp-size", "--max-running-requests"}
-    if texts & (sglang | {"--pp-size", "sglang.launch_server"}) or "sglang serve" in launches:
-        return SGLANG  # before vLLM: SGLang takes --tensor-parallel-size too
-    if texts & {"--max-model-len", "--gpu-memory-utilization", "--tensor-parallel-size"}:
-        return VLLM
-    if texts & {"-c", "--ctx-size", "-ngl", "-np"}:
-        return LLAMACPP
-    return UNKNOWN
-
-
 def _devices(node: Node, env: Mapping[str, str]) -> list[dict[str, Any]]:
     devices_node: Node | None = node
     for key in ("deploy", "resources", "reservations", "devices"):
         devices_node = yamlsrc.get(devices_node, key)
-    found: list[dict[str, Any]] = []
     if not isinstance(devices_node, SequenceNode):
-        return found
-    for item in devices_node.value:
-        entry: dict[str, Any] = {"line": yamlsrc.line_of(item)}
-        count = yamlsrc.get(item, "count")
-        if isinstance(count, ScalarNode):
-            entry["count"] = _scalar_value(count, env).text
-        ids = yamlsrc.get(item, "device_ids")
-        if isinstance(ids, SequenceNode):
-            values = [_scalar_value(i, env).text for i in ids.value if isinstance(i, ScalarNode)]
-            entry["device_ids"] = [d.strip() for v in values for d in v.split(",") if d.strip()]
-        found.append(entry)
-    return found
+        return []
+    return [_device_request(item, env) for item in devices_node.value]
+
+
+def _device_request(item: Node, env: Mapping[str, str]) -> dict[str, Any]:
+    """One device request (a reservation or a ``gpus:`` entry): line, count, device_ids,
+    driver, capabilities, each as written after interpolation."""
+    entry: dict[str, Any] = {"line": yamlsrc.line_of(item)}
+    count = yamlsrc.get(item, "count")
+    if isinstance(count, ScalarNode):
+        entry["count"] = _scalar_value(count, env).text
+    ids = yamlsrc.get(item, "device_ids")
+    if isinstance(ids, SequenceNode):
+        values = [_scalar_value(i, env).text for i in ids.value if isinstance(i, ScalarNode)]
+        entry["device_ids"] = [d.strip() for v in values for d in v.split(",") if d.strip()]
+    driver = yamlsrc.get(item, "driver")
+    if isinstance(driver, ScalarNode):
+        entry["driver"] = _scalar_value(driver, env).text.strip().lower()
+    capabilities = _strings(yamlsrc.get(item, "capabilities"), env)
+    if capabilities:
+        entry["capabilities"] = [c.lower() for c in capabilities]
+    return entry
+
+
+def _place(service: Service, node: Node, env: Mapping[str, str], tokens: list[Token]) -> None:
+    """The keys that decide when and on what the service runs: ``profiles``, ``runtime``,
+    ``devices``, ``gpus`` and the engine's ``--device``."""
+    service.profiles = _strings(yamlsrc.get(node, "profiles"), env)
+    runtime = yamlsrc.get(node, "runtime")
+    if isinstance(runtime, ScalarNode):
+        service.runtime = _scalar_value(runtime, env).text.strip().lower() or None
+    service.device_files = tuple(_device_file(d, env) for d in _items(yamlsrc.get(node, "devices")))
+    gpus = yamlsrc.get(node, "gpus")
+    if isinstance(gpus, ScalarNode) and _scalar_value(gpus, env).text.strip().lower() == "all":
+        service.gpus = ({"line": yamlsrc.line_of(gpus), "count": "all"},)
+    elif isinstance(gpus, SequenceNode):
+        service.gpus = tuple(_device_request(item, env) for item in gpus.value)
+    service.engine_device = _device_flag(tokens, service.script)
+
+
+def _items(node: Node | None) -> list[Node]:
+    return list(node.value) if isinstance(node, SequenceNode) else []
+
+
+def _strings(node: Node | None, env: Mapping[str, str]) -> tuple[str, ...]:
+    """A list of scalars, interpolated (``profiles``, ``capabilities``)."""
+    return tuple(
+        _scalar_value(item, env).text.strip()
+        for item in _items(node)
+        if isinstance(item, ScalarNode)
+    )
+
+
+def _device_file(item: Node, env: Mapping[str, str]) -> str:
+    """The host side of a ``devices:`` entry: ``/dev/kfd``, ``/dev/dri`` of
+    ``/dev/dri:/dev/dri:rwm``, a CDI name (``nvidia.com/gpu=0``) or a long form's source."""
+    if not isinstance(item, ScalarNode):
+        item = yamlsrc.get(item, "source") or item
+    if not isinstance(item, ScalarNode):
+        return ""
+    text = _scalar_value(item, env).text.strip()
+    return text.partition(":")[0] if text.startswith("/") else text
+
+
+def _device_flag(tokens: list[Token], script: Script | None) -> str | None:
+    """The engine's ``--device`` value (``cpu``, ``xpu``, ``hpu``): from the command, else
+    from the entrypoint script."""
+    words = [t.text for t in tokens]
+    if script is not None:
+        words += [w for line in script.lines for w in line.text.split()]
+    for index, word in enumerate(words):
+        name, eq, inline = word.partition("=")
+        if name == "--device":
+            value = inline if eq else (words[index + 1] if index + 1 < len(words) else "")
+            return value.strip("\"'").lower() or None
+    return None
 
 
 def _gpus(devices: list[dict[str, Any]]) -> Knob:

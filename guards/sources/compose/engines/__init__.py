@@ -1,7 +1,9 @@
 """Engine dialects: how each engine's command line maps to canonical knobs.
 
 A :class:`Token` is one argv element after interpolation, with the source line it came from.
-Each dialect module exposes ``knobs(tokens, script) -> dict[str, Knob]``.
+Each dialect module exposes ``knobs(tokens, script, ...) -> dict[str, Knob]``; the tokens are
+the words the engine is started with, wherever the compose writes them (``identity.py`` says
+which engine a service runs).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ class Token:
     from_env: tuple[str, ...] = ()
     unresolved: tuple[Unresolved, ...] = ()
     quoted: bool = False  # a quoted YAML list item: ``column`` is its opening quote
+    source: str = "command"  # where the word is written: "command" or "entrypoint"
 
     @property
     def is_flag(self) -> bool:
@@ -94,8 +97,9 @@ def _value_part(token: Token, name: str, text: str) -> Token:
     return replace(token, text=text, column=token.column + shift, quoted=False)
 
 
-def knob_from(name: str, flag: Flag, source: str = "command") -> Knob:
-    """A knob set by ``flag``'s first value (or the flag itself for a bare switch)."""
+def knob_from(name: str, flag: Flag, source: str | None = None) -> Knob:
+    """A knob set by ``flag``'s first value (or the flag itself for a bare switch); its
+    source is where that word is written unless ``source`` says otherwise."""
     token = flag.value or flag.token
     value: str | None = token.text if flag.value else "true"
     note = None
@@ -109,7 +113,7 @@ def knob_from(name: str, flag: Flag, source: str = "command") -> Knob:
         raw=token.raw,
         line=token.line,
         column=token.column,
-        source=source,
+        source=source or token.source,
         flag=flag.name,
         variables=token.variables,
         from_env=token.from_env,

@@ -6,6 +6,7 @@ from dataclasses import replace
 
 from ..script import EnvEntry, Script, ScriptLine, parse_spec_payload, variable_name
 from . import Flag, Knob, Token, knob_from, split_flags
+from .identity import arguments
 from .kvtypes import canonical_kv
 
 FLAGS = {
@@ -53,15 +54,16 @@ def knobs(
     served = next((f for f in flags if f.name == "--served-model-name" and f.values), None)
     if served:
         found["served_model_name"] = knob_from("served_model_name", served)
-    if "model" not in found and tokens and not tokens[0].is_flag:
-        first = tokens[0]
+    rest = tokens[arguments([t.text for t in tokens]) :]  # after `vllm serve`, when written
+    if "model" not in found and rest and not rest[0].is_flag:
+        first = rest[0]
         found["model"] = Knob(
             name="model",
             value=first.text,
             raw=first.raw,
             line=first.line,
             column=first.column,
-            source="command",
+            source=first.source,
             flag=None,
             variables=first.variables,
             from_env=first.from_env,
@@ -82,9 +84,9 @@ def knobs(
 
 def _drafter(flags: list[Flag], script: Script | None) -> dict[str, Knob]:
     literal = next((f for f in flags if f.name == "--speculative-config" and f.value), None)
-    if literal is not None:
-        return _from_command(literal)
     config = script.spec_config() if script is not None else None
+    if literal is not None and not (config and _written_in(literal, script)):
+        return _from_command(literal)
     if config is None:
         return {}
     line = config.line
@@ -119,6 +121,12 @@ def _drafter(flags: list[Flag], script: Script | None) -> dict[str, Knob]:
         note=evaluated.note,
     )
     return {"drafter_method": method, "drafter_depth": depth}
+
+
+def _written_in(flag: Flag, script: Script | None) -> bool:
+    """The flag is written in the script, whose reading follows its variables to where they
+    are assigned."""
+    return script is not None and any(line.number == flag.token.line for line in script.lines)
 
 
 def _from_command(flag: Flag) -> dict[str, Knob]:

@@ -1,0 +1,236 @@
+"""The environment each compose is evaluated in, as Compose computes it.
+
+Interpolation (``${VAR}`` in a compose) takes the variables of its project's env files: the
+``.env`` in the compose's folder (Compose's project directory), or the files the ``env-files``
+setting names for that folder, later files overriding earlier ones. The operator's
+``--env-file`` replaces them for the run, as ``docker compose --env-file`` does; the compose as
+shipped (``Compose.shipped``, what headers and comments describe) keeps the estate's own, since
+they are committed with it. A service's ``env_file:`` feeds its container environment only: the
+parser asks :meth:`ComposeEnv.read_env_file` for it and opens no file itself.
+
+Every file is read under the path policy (:mod:`guards.sources.paths`: inside the root, links
+followed) and through the recorded reader, so a kept run notices an edit; a ``.env`` that is not
+there is recorded as absent, so adding one is a change too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import GuardsError, located
+from ..sources import reads, yamlsrc
+from ..sources.config import Config
+from ..sources.envfile import EnvFile, parse_env
+from ..sources.paths import check_path, inside, is_inside
+from ..sources.patterns import glob_match
+from .discovery import shown_path
+
+DEFAULT = ".env"
+LISTED = 10  # variable names a remark lists before it says how many more
+
+
+class Consulted(Mapping[str, str]):
+    """An environment that notes each name looked up in it: which variables fed a compose."""
+
+    def __init__(self, values: Mapping[str, str]) -> None:
+        self.held = values
+        self.looked: set[str] = set()
+
+    def __getitem__(self, name: str) -> str:
+        self.looked.add(name)
+        return self.held[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.held)
+
+    def __len__(self) -> int:
+        return len(self.held)
+
+
+@dataclass(frozen=True)
+class Project:
+    """The interpolation env of one compose folder: the files, in order, and their values."""
+
+    files: tuple[EnvFile, ...] = ()
+
+    @property
+    def values(self) -> dict[str, str]:
+        return {name: value for file in self.files for name, value in file.items()}
+
+    def fed(self, looked: set[str]) -> Iterator[tuple[EnvFile, list[str]]]:
+        """Each file with the variables it gave the compose (a later file's value wins)."""
+        last = {name: index for index, file in enumerate(self.files) for name in file}
+        for index, file in enumerate(self.files):
+            yield file, [n for n in file if n in looked and last[n] == index]
+
+
+class Environments:
+    """The estate's env files and the operator's overlay, for :func:`load_estate`. The files
+    ``env-files`` names are read at once (an error there stops the run at the settings line);
+    a folder's ``.env`` when a compose of the folder is parsed."""
+
+    def __init__(self, config: Config, overlay: Mapping[str, str] | None) -> None:
+        self.config = config
+        self.overlay = overlay or None
+        named = _named_files(config.env_files)
+        self._texts = {name: self._named(name, glob) for name, glob in named.items()}
+        self._projects: dict[str, Project | GuardsError] = {}
+
+    def remarks(self) -> list[str]:
+        """What -v says of the overlay: its skipped lines."""
+        return self.overlay.remarks() if isinstance(self.overlay, EnvFile) else []
+
+    def for_compose(self, path: Path, shown: str) -> ComposeEnv:
+        """The environments of the compose at ``path``; a bad ``.env`` raises."""
+        project = self._project(path.parent)
+        run = Consulted(self.overlay if self.overlay is not None else project.values)
+        shipped = Consulted(project.values) if self.overlay is not None else run
+        return ComposeEnv(self.config, path, shown, project, run, shipped, self.overlay)
+
+    def _named(self, name: str, glob: str | None) -> str:
+        """The text of a file ``env-files`` names (in the entry of ``glob``, for a table),
+        checked by the path policy; an error is placed at the line that names it."""
+        config = self.config
+        line = config.line_of_table("env-files", glob) if glob else config.line_of("env-files")
+        path = config.estate_path("env-files", name, line)
+        if not path.exists():
+            reads.record(path, None)
+            raise GuardsError(f"`env-files` {name!r}: no such file", config.source, line)
+        text = yamlsrc.read_text(path, name, config.max_bytes)
+        with located(name):
+            parse_env(text)  # a quote that never closes stops the run here, at the file
+        return text
+
+    def _project(self, folder: Path) -> Project:
+        key = shown_path(self.config, folder)
+        if key not in self._projects:
+            try:
+                self._projects[key] = self._read_project(folder, key)
+            except GuardsError as error:
+                self._projects[key] = error
+        found = self._projects[key]
+        if isinstance(found, GuardsError):
+            raise found
+        return found
+
+    def _read_project(self, folder: Path, key: str) -> Project:
+        names = _names_for(self.config.env_files, key)
+        if names is not None:
+            return Project(_chain((self._texts[name], name) for name in names))
+        path = folder / DEFAULT
+        shown = shown_path(self.config, path)
+        if not path.exists():  # Compose needs no .env: none is an empty one
+            reads.record(path, None)
+            return Project()
+        text = yamlsrc.read_text(
+            inside(self.config.root, path, shown), shown, self.config.max_bytes
+        )
+        return Project(_chain([(text, shown)]))
+
+
+def _named_files(setting: tuple[str, ...] | Mapping[str, tuple[str, ...]]) -> dict[str, str | None]:
+    """Each file ``env-files`` names, with the folder glob of the first entry naming it."""
+    if not isinstance(setting, Mapping):
+        return dict.fromkeys(setting)
+    named: dict[str, str | None] = {}
+    for glob, files in setting.items():
+        for name in files:
+            named.setdefault(name, glob)
+    return named
+
+
+def _names_for(setting, folder: str) -> tuple[str, ...] | None:
+    """The files ``env-files`` names for ``folder``; None: the setting leaves it to ``.env``."""
+    if not isinstance(setting, Mapping):
+        return tuple(setting) or None
+    matched = [files for glob, files in setting.items() if glob_match(folder, glob)]
+    return tuple(n for files in matched for n in files) if matched else None
+
+
+def _chain(texts) -> tuple[EnvFile, ...]:
+    """Env files parsed in order, each one's references seeing the variables set before."""
+    files: list[EnvFile] = []
+    for text, shown in texts:
+        with located(shown):
+            parsed = parse_env(text, {n: v for f in files for n, v in f.items()})
+        parsed.source = shown
+        files.append(parsed)
+    return tuple(files)
+
+
+@dataclass
+class ComposeEnv:
+    """What one compose is interpolated with (``run``, and ``shipped`` for the compose as
+    shipped), the reader of its services' ``env_file:``, and what -v says of them."""
+
+    config: Config
+    path: Path
+    shown: str
+    project: Project
+    run: Consulted
+    shipped: Consulted
+    overlay: Mapping[str, str] | None
+    said: list[str] = field(default_factory=list)
+
+    def read_env_file(
+        self, name: str, required: bool, env: Mapping[str, str]
+    ) -> Mapping[str, str] | None:
+        """A service's ``env_file:`` (relative to the compose's folder); None when it is not
+        there or not the estate's. A required one that is missing is a remark: Compose would
+        refuse to start the service (kept a remark until a rule says so)."""
+        path = self.path.parent / name
+        try:
+            shown = shown_path(self.config, check_path(path, name))
+        except GuardsError:
+            self._say(f"env_file {name!r} names no file the system can look up")
+            return None
+        if not is_inside(self.config.root, path):
+            self._say(f"env_file {shown} leads outside the root: not read")
+            return None
+        if not path.exists():
+            reads.record(path, None)
+            why = "Compose would refuse to start the service" if required else "required: false"
+            self._say(f"env_file {shown} does not exist ({why}); read as empty")
+            return None
+        try:  # Compose reads bytes: a file guards cannot read as text is a remark here
+            text = yamlsrc.read_text(path, shown, self.config.max_bytes)
+            with located(shown):
+                parsed = parse_env(text, env)
+        except GuardsError as error:
+            self._say(f"env_file not read: {error}")
+            return None
+        parsed.source = shown
+        self.said += parsed.remarks()
+        self._say(
+            f"env_file {shown}: container environment, not interpolation ({_names(list(parsed))})"
+        )
+        return parsed
+
+    def remarks(self) -> list[str]:
+        """Which file fed which variable of the compose (one line per file), then the rest."""
+        lines = []
+        if self.overlay is not None:
+            source = getattr(self.overlay, "source", "")
+            name = f"{source}, the --env-file" if source else "the --env-file"
+            used = [n for n in self.overlay if n in self.run.looked]
+            lines.append(f"{self.shown}: interpolated from {name} ({_names(used)})")
+        prefix = "as shipped, " if self.overlay is not None else ""
+        for file, used in self.project.fed(self.shipped.looked):
+            fed = _names(used) if used else f"none of its {len(file)} variables used"
+            lines.append(f"{self.shown}: {prefix}interpolated from {file.source} ({fed})")
+        skipped = [remark for file in self.project.files for remark in file.remarks()]
+        return lines + skipped + self.said
+
+    def _say(self, text: str) -> None:
+        self.said.append(f"{self.shown}: {text}")
+
+
+def _names(names: list[str]) -> str:
+    if not names:
+        return "no variable"
+    shown = ", ".join(names[:LISTED]) + (
+        f", and {len(names) - LISTED} more" if len(names) > LISTED else ""
+    )
+    return f"{len(names)} variable{'s' if len(names) != 1 else ''}: {shown}"

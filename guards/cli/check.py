@@ -235,7 +235,7 @@ def _run(paths, root, config, env_file, select, ignore, quiet=False, use_cache=F
         echo_error(error)
     for warning in () if quiet else result.warnings:
         echo(f"guards: warning: {warning}", err=True)
-    return result, loaded.get("estate"), len(loaded.get("rules", result.rules))
+    return result, loaded.get("estate"), len(result.rules)  # the rules that ran
 
 
 def _tty() -> bool:
@@ -261,17 +261,20 @@ def _write_report(path: Path, text: str, mode: str) -> None:
 
 
 def _affects_every_file(settings, path: Path) -> bool:
-    """``path`` is the claims registry, the settings file or a region template."""
+    """``path`` is the claims registry, the settings file, a region template or an env file
+    (a ``.env`` or one the ``env-files`` setting names: it feeds the composes that read it)."""
     try:
         inside = path.resolve().relative_to(settings.root.resolve()).as_posix()
     except (ValueError, OSError):
         return False
-    return inside in (
-        settings.claims,
-        settings.source,
-        "pyproject.toml",
-        "guards.toml",
-    ) or inside.startswith(settings.templates.rstrip("/") + "/")
+    named = settings.env_files
+    env_files = [f for files in named.values() for f in files] if isinstance(named, dict) else named
+    return (
+        inside in (settings.claims, settings.source, "pyproject.toml", "guards.toml")
+        or inside.startswith(settings.templates.rstrip("/") + "/")
+        or path.name == ".env"
+        or inside in env_files
+    )
 
 
 def _explain_load(remarks: tuple[str, ...], estate, rule_count: int) -> None:

@@ -36,7 +36,7 @@ def write(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
-def test_a_named_registry_settings_file_or_template_rechecks_the_whole_estate(capsys, tmp_path):
+def test_a_named_registry_settings_file_template_or_env_file_rechecks_the_estate(capsys, tmp_path):
     root = write(
         tmp_path,
         {
@@ -48,7 +48,8 @@ def test_a_named_registry_settings_file_or_template_rechecks_the_whole_estate(ca
     )
     one = run_guards(capsys, "check", "composes/b.yml", cwd=root)
     assert (one.code, one.out) == (0, "guard suite: 13 pass / 0 fail\n")
-    for name in ("claims.yaml", "guards.toml", "templates/claim.j2"):
+    (root / "composes" / ".env").write_text("UNUSED=1\n", encoding="utf-8")
+    for name in ("claims.yaml", "guards.toml", "templates/claim.j2", "composes/.env"):
         whole = run_guards(capsys, "check", name, cwd=root)
         assert whole.code == 1, name
         assert whole.out.startswith("composes/a.yml:7:1: C001 repeats withdrawn claim old-cliff")

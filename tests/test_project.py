@@ -28,7 +28,7 @@ def test_bundled_estate_passes_every_check():
     assert (len(estate.composes), len(estate.notes)) == (16, 4)
     result = run(estate, all_rules())
     assert result.findings == []
-    assert TextReporter().render(result) == "guard suite: 321 pass / 0 fail\n"
+    assert TextReporter().render(result) == "guard suite: 413 pass / 0 fail\n"
 
 
 def test_bundled_registry_carries_the_retraction_and_the_facts():

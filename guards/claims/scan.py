@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from ..sources.markers import COMMIT_REF, Marker, correction, strip_struck
+from ..sources.markers import COMMIT_REF, Marker, correction, covered_parts, strip_struck
 from ..sources.notes.notes import Note
 from .textmatch import (
     DISTINCTIVE,
@@ -79,6 +79,7 @@ class Unit:
     lines: tuple[tuple[int, str], ...]
     scope: Scope | None = None  # the retraction context around it, if any
     history: bool = False
+    row: bool = False  # a row of a note's table
 
     @property
     def text(self) -> str:
@@ -92,6 +93,20 @@ class Unit:
 
     def withdraws(self, claim: Claim) -> bool:
         return self.corrects is not None and (not self.corrects or claim.id in self.corrects)
+
+    @cached_property
+    def parts(self) -> list[tuple[str, tuple[str, ...] | None]]:
+        """The sentences, bullets and fields a marker covers, with what each withdraws."""
+        return covered_parts([text for _, text in self.lines])
+
+    def uncorrected(self, claim: Claim) -> str | None:
+        """The unit's text without the parts that withdraw ``claim``; None when none does."""
+        kept = [text for text, ids in self.parts if ids is None or (ids and claim.id not in ids)]
+        return None if len(kept) == len(self.parts) else "\n".join(kept)
+
+    @property
+    def opening(self) -> str:
+        return self.lines[0][1]
 
 
 @dataclass
@@ -171,7 +186,9 @@ def _compose_unit(compose: Compose, lines: list[tuple[int, str]]) -> Unit:
     scope = None
     if callout is not None:
         opening = compose.lines[callout.line - 1].lstrip().lstrip("#")
-        scope = Scope(callout.marker, opening)
+        # a callout opened by a bullet covers that bullet, not the next one of its list
+        if lines[0][0] == callout.line or not _siblings(opening, lines[0][1]):
+            scope = Scope(callout.marker, opening)
     history = any(COMMIT_REF.search(text) for _, text in lines)
     return Unit(tuple(lines), scope, history)
 
@@ -190,7 +207,12 @@ def _note_passages(note: Note, history: bool) -> list[Passage]:
             else [list(block.line_texts)]
         )
         units = [
-            Unit(tuple(r), scope, history or any(COMMIT_REF.search(t) for _, t in r))
+            Unit(
+                tuple(r),
+                scope,
+                history or any(COMMIT_REF.search(t) for _, t in r),
+                block.kind == "table",
+            )
             for r in rows
             if r
         ]
@@ -292,18 +314,31 @@ class ClaimScan:
         first, last = passage.tokens[match.start].unit, passage.tokens[match.end].unit
         touched = passage.units[first : last + 1]
         following = passage.units[last + 1] if last + 1 < len(passage.units) else None
-        if any(u.history or u.withdraws(claim) for u in touched):
+        if any(u.history for u in touched) or self._corrected(claim, matcher, touched):
             return False
         if (
             following is not None
             and following.withdraws(claim)
             and following.lines[0][0] == touched[-1].lines[-1][0] + 1
+            and not (touched[-1].row and following.row)
+            and not _siblings(touched[-1].opening, following.opening)
         ):
             return False
         if any(u.scope is not None and u.scope.covers(claim, matcher) for u in touched):
             return False
         sentences = [s for i in range(first, last + 1) for s in passage.sentences(i)]
         return not any(self._corrective(claim, s) for s in sentences)
+
+    @staticmethod
+    def _corrected(claim: Claim, matcher: ClaimMatcher, touched: list[Unit]) -> bool:
+        """A marker in the units withdraws the claim and what is left of them once the
+        sentences, bullets or fields it covers are taken out no longer repeats the claim: a
+        marker covers the part that holds it and what that part quotes, not the whole unit."""
+        left = [u.uncorrected(claim) for u in touched]
+        if all(text is None for text in left):
+            return False
+        rest = [text if text is not None else u.text for u, text in zip(touched, left, strict=True)]
+        return not matcher.find(tokenize([[(0, text)] for text in rest]))
 
     def _corrective(self, claim: Claim, sentence: tuple[str, ...]) -> bool:
         """The sentence says what the replacement says where it differs from the claim: it
@@ -333,6 +368,21 @@ class ClaimScan:
         replacement = words(claim.replacement or "")
         claimed = {s for wording in claim.wordings for s in shingles(words(wording))}
         return said - set(replacement), set(replacement) - said, shingles(replacement) - claimed
+
+
+def _siblings(first: str, second: str) -> bool:
+    """Two lines open pieces of the same rank: bullets of one list, rows of one table. A
+    correction on the next line covers the line above only as its continuation (an arrow, an
+    indented note), not as the next item."""
+    a, b = first.lstrip("#"), second.lstrip("#")
+    if a.lstrip().startswith("|") and b.lstrip().startswith("|"):
+        return True
+    lead = len(a) - len(a.lstrip())
+    return (
+        lead == len(b) - len(b.lstrip())
+        and a.lstrip()[:2] == b.lstrip()[:2]
+        and bool(UNIT_START.match(a.lstrip()))
+    )
 
 
 @dataclass

@@ -42,6 +42,7 @@ from operator import eq, not_, or_
 from sys import intern
 
 from ..sources.numbers import written_out
+from .figures import NUMBER, figures, is_round, unit_figures
 
 SHINGLE = 3
 # A verbatim run shorter than about a dozen words is shared vocabulary (real estates repeat
@@ -60,8 +61,10 @@ DISTINCTIVE = 0.35  # ... each weighing at least this much
 RESTATED_SHINGLES = 2  # and claim shingles it shares
 MIN_STATEMENT = 2.0  # total weight below which a statement is too plain to restate
 ROUNDING = 1e-9  # relative margin on sums of weights, against float rounding
-COPY, RESTATED, PHRASE = 0, 1, 2  # kinds of evidence, weakest first
-KINDS = {COPY: "copy", RESTATED: "restatement", PHRASE: "phrase"}
+MIN_FIGURES = 3  # the claim's figures a unit restates (one of them a range or a decimal) ...
+FIGURE_TERMS = 1  # ... beside this many of its distinctive words (its advice, its rare terms)
+COPY, FIGURES, RESTATED, PHRASE = 0, 1, 2, 3  # kinds of evidence, weakest first
+KINDS = {COPY: "copy", FIGURES: "figures", RESTATED: "restatement", PHRASE: "phrase"}
 TOKEN = re.compile(r"[a-z0-9]+(?:[._][a-z0-9]+)*|[\n\x1e]|[.!?;:](?=\s|$)")
 SENTENCE_ENDS = frozenset(".!?;:")
 UNIT_BREAK = "\x1e"  # the ASCII record separator, kept by normalise: one in text is a space
@@ -294,11 +297,27 @@ class ClaimMatcher:
             (set(s), sum(weight(w) for w in set(s))) for s in statements(wordings) + self.phrases
         ]
         self.statements = [(s, total) for s, total in self.statements if total >= MIN_STATEMENT]
+        self.figures = (
+            set().union(*(figures(normalise(t)) for t in wordings + phrases))
+            if wordings or phrases
+            else set()
+        )
+        self.terms = {
+            w
+            for statement, _ in self.statements
+            for w in statement
+            if not NUMBER.fullmatch(w) and weight(w) >= DISTINCTIVE
+        }
 
     def find(self, tokens: Tokens) -> list[Match]:
         sequence = tokens.sequence
         hits = tokens.shingle_hits(self.shingles)
-        if not hits and not any(tokens.vocabulary.intersection(p) for p in self.phrases):
+        figured = self._figure_spans(tokens)
+        if (
+            not hits
+            and not figured
+            and not any(tokens.vocabulary.intersection(p) for p in self.phrases)
+        ):
             return []
 
         def held(start: int, end: int) -> int:
@@ -313,6 +332,11 @@ class ClaimMatcher:
         spans += [
             (start, end, RESTATED)
             for start, end in self._restatements(tokens, hits)
+            if all(end < a or start > b for a, b, _ in spans)
+        ]
+        spans += [
+            (start, end, FIGURES)
+            for start, end in figured
             if all(end < a or start > b for a, b, _ in spans)
         ]
         excluded = [span for phrase in self.not_match for span in _exact(sequence, phrase)]
@@ -341,6 +365,27 @@ class ClaimMatcher:
             if inside:
                 spans.append((inside[0], inside[-1]))
         return sorted(spans)
+
+    def _figure_spans(self, tokens: Tokens) -> list[tuple[int, int]]:
+        """Units that restate the claim by its figures: at least ``MIN_FIGURES`` of its
+        quantities (one a range or a decimal, not only round numbers) and ``FIGURE_TERMS`` of
+        its distinctive words - the claim reduced to its numbers and its advice, in any words
+        and order. From the first to the last figure."""
+        if len(self.figures) < MIN_FIGURES or not self._may_figure(tokens.vocabulary):
+            return []
+        spans = []
+        for unit, positions in unit_figures(tokens, self.figures).items():
+            held = {figure for figure, _ in positions}
+            if len(held) < MIN_FIGURES or all(map(is_round, held)):
+                continue
+            if len(self.terms.intersection(tokens.unit_words[unit])) < FIGURE_TERMS:
+                continue
+            spans.append((min(p for _, p in positions), max(p for _, p in positions)))
+        return spans
+
+    def _may_figure(self, vocabulary: set[str]) -> bool:
+        numbers = {part for figure in self.figures for part in figure.split("-")}
+        return len(numbers & vocabulary) >= MIN_FIGURES and bool(self.terms & vocabulary)
 
     def _restated(self, terms: set[str]) -> set[str]:
         """The words ``terms`` share with the first statement they restate, if any."""
@@ -375,6 +420,8 @@ class ClaimMatcher:
         a statement's words (``_restated``) and ``RESTATED_SHINGLES`` hits."""
         if hits >= MIN_SHINGLES or any(_may_hold(vocabulary, p) for p in self.phrases):
             return True
+        if len(self.figures) >= MIN_FIGURES and self._may_figure(vocabulary):
+            return True
         return hits >= RESTATED_SHINGLES and bool(self._restated(vocabulary))
 
     def anchors(self, frequency: Callable[[str], int]) -> set[str]:
@@ -390,7 +437,19 @@ class ClaimMatcher:
             found.update(rarest[: max(0, len(rarest) - _need(phrase) + 1)])
         for statement, total in self.statements:
             found |= self._statement_anchors(statement, total, frequency)
-        return found
+        return found | self._figure_anchors(frequency)
+
+    def _figure_anchors(self, frequency: Callable[[str], int]) -> set[str]:
+        """A figure restatement holds ``MIN_FIGURES`` of the figures' numbers and one of the
+        distinctive words: all but ``MIN_FIGURES - 1`` of the numbers, or all the words."""
+        if len(self.figures) < MIN_FIGURES:
+            return set()
+        numbers = sorted(
+            {part for figure in self.figures for part in figure.split("-")},
+            key=lambda w: (frequency(w), w),
+        )
+        rarest = set(numbers[: max(0, len(numbers) - MIN_FIGURES + 1)])
+        return rarest if len(rarest) <= len(self.terms) else set(self.terms)
 
     def _statement_anchors(
         self, statement: set[str], total: float, frequency: Callable[[str], int]

@@ -251,6 +251,17 @@ def _excerpt(text: str, limit: int = 100) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
+@claims_app.command("init")
+def claims_init(root: Path | None = ROOT_OPTION, config: Path | None = CONFIG_OPTION) -> None:
+    """Start an empty claims registry where the settings put it (default: claims.yaml)."""
+    from ..write.registry_edits import init_registry
+
+    root = estate_root(root, config)
+    settings = load_settings(root, config)
+    where = shown(settings, settings.claims_path)
+    echo(f"{where}: {'created' if init_registry(settings.claims_path, where) else 'already there'}")
+
+
 @claims_app.command("add")
 def claims_add(
     claim_id: str = ID_ARGUMENT,
@@ -265,7 +276,13 @@ def claims_add(
     """Register a new active claim, its wording from a file or from a passage of the estate."""
     root = estate_root(root, config)
     from ..sources.markers import CLAIM_ID
-    from ..write.registry_edits import add_claim_edits, check_date, edit_registry, tidy
+    from ..write.registry_edits import (
+        add_claim_edits,
+        check_date,
+        edit_registry,
+        init_registry,
+        tidy,
+    )
 
     settings = load_settings(root, config)
     if not CLAIM_ID.fullmatch(claim_id):
@@ -283,6 +300,8 @@ def claims_add(
     if match:
         entry["match"] = list(match)
     where = shown(settings, settings.claims_path)
+    if init_registry(settings.claims_path, where):
+        echo(f"{where}: created")
     edit_registry(
         settings.claims_path, where, lambda registry, at: add_claim_edits(registry, at, entry)
     )

@@ -9,6 +9,7 @@ A check is one rule applied to one target; it passes when it yields no findings.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from importlib import import_module
 
 from ..errors import GuardsError
 from .base import Context, Rule, provenance, summary
@@ -16,65 +17,47 @@ from .base import Context, Rule, provenance, summary
 __all__ = ["Context", "Rule", "all_rules", "find", "provenance", "select", "summary"]
 
 
-def all_rules() -> list[Rule]:
-    from . import (
-        catalog_drift,
-        comment_default,
-        drafter_depth,
-        duplicate_field,
-        empty_field,
-        evidence_freshness,
-        figure_conflict,
-        flat_drift,
-        gpu_accounting,
-        header_drift,
-        header_present,
-        healthcheck_port,
-        max_num_seqs,
-        regions,
-        registry_drift,
-        required_fields,
-        retraction_incomplete,
-        sibling_drift,
-        stale_claim,
-        status_enum,
-        summary_drift,
-        suppressions,
-        unknown_claim,
-        utilisation_ceiling,
-    )
+# The rule modules, in the order `guards rules` and the reference list their rules
+# (tests/rules/test_rules.py holds it to the modules in this folder).
+ORDER = (
+    "header_present",
+    "status_enum",
+    "required_fields",
+    "empty_field",
+    "duplicate_field",
+    "stale_claim",
+    "registry_drift",
+    "unknown_claim",
+    "retraction_incomplete",
+    "evidence_freshness",
+    "utilisation_ceiling",
+    "max_num_seqs",
+    "drafter_depth",
+    "gpu_accounting",
+    "healthcheck_port",
+    "unknown_flag",
+    "engine_env",
+    "healthcheck_ineffective",
+    "header_drift",
+    "comment_default",
+    "flat_drift",
+    "catalog_drift",
+    "summary_drift",
+    "sibling_drift",
+    "figure_conflict",
+    "statement_drift",
+    "env_duplicate",
+    "unread_override",
+    "dead_path",
+    "regions",
+    "suppressions",
+)
 
-    return [
-        header_present.RULE,
-        status_enum.RULE,
-        required_fields.RULE,
-        empty_field.RULE,
-        duplicate_field.RULE,
-        stale_claim.RULE,
-        registry_drift.RULE,
-        unknown_claim.RULE,
-        retraction_incomplete.RULE,
-        evidence_freshness.RULE,
-        utilisation_ceiling.RULE,
-        max_num_seqs.RULE,
-        drafter_depth.RULE,
-        gpu_accounting.RULE,
-        healthcheck_port.RULE,
-        header_drift.RULE,
-        comment_default.RULE,
-        flat_drift.RULE,
-        catalog_drift.RULE,
-        summary_drift.RULE,
-        sibling_drift.RULE,
-        figure_conflict.RULE,
-        regions.CURRENT,
-        regions.INTACT,
-        regions.MARKERS,
-        suppressions.UNUSED,
-        suppressions.REASON,
-        suppressions.INVALID,
-        suppressions.EXPIRED,
-    ]
+
+def all_rules() -> list[Rule]:
+    """Every rule, in ORDER; a module holds one rule (RULE) or several (RULES)."""
+    modules = [import_module(f"{__name__}.{name}") for name in ORDER]
+    return [rule for m in modules for rule in getattr(m, "RULES", None) or (m.RULE,)]
 
 
 def select(rules: list[Rule], chosen: Iterable[str], ignored: Iterable[str]) -> list[Rule]:

@@ -170,7 +170,7 @@ def _validated(compose: Compose, service: Service, context: Context) -> list[Fin
     where = topology(compose, service)
     return [
         RULE.at(
-            compose.path,
+            compose.file(depth.path),
             depth.line,
             depth.column,
             f"drafter depth {depth.value}{provenance(depth)} exceeds the deepest "

@@ -116,10 +116,11 @@ def _width(compose: Compose, service: Service, placed: Accelerator) -> list[Find
     if copies is None or width * stages * copies == len(reserved):
         return []
     line, column = (tp.line, tp.column) if tp else (service.line, 1)
+    path = compose.file(tp.path if tp else service.path)
     unit = "Habana cards" if placed.kind == HABANA else "GPUs"
     return [
         RULE.at(
-            compose.path,
+            path,
             line,
             column,
             f"service {service.name} runs TP={width}"
@@ -154,7 +155,7 @@ def _sum(compose: Compose, shared: Shared, budget: float, context: Context) -> l
     over = f", over the budget of {_text(budget)}" if budget < 1 else ""
     return [
         RULE.at(
-            compose.path,
+            shared.services[0].file(compose.path),
             shared.services[0].line,
             1,
             f"services sharing GPUs ask for {parts} = {total:.2f} of a card{over}",
@@ -183,7 +184,7 @@ def _habana(compose: Compose, placed: Placed, context: Context) -> list[Finding]
         )
     return [
         RULE.at(
-            compose.path,
+            shared.services[0].file(compose.path),
             shared.services[0].line,
             1,
             f"services {' and '.join(s.name for s in shared.services)} both take Habana card"

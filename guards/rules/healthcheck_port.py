@@ -77,7 +77,7 @@ class Listening:
 def check(compose: Compose, context: Context) -> list[Finding] | None:
     applies, findings = False, []
     for service in compose.services:
-        listening = _listening(service) if service.healthcheck else None
+        listening = _listening(compose, service) if service.healthcheck else None
         if listening is None or service.healthcheck is None:
             continue
         applies = True
@@ -92,7 +92,7 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
     return findings if applies else None
 
 
-def _listening(service: Service) -> Listening | str | None:
+def _listening(compose: Compose, service: Service) -> Listening | str | None:
     """The port(s) the server listens on; a string says why it is not known; None: the
     service runs no engine this rule knows."""
     server, knob = SERVERS.get(service.engine), service.knob("port")
@@ -100,7 +100,8 @@ def _listening(service: Service) -> Listening | str | None:
         port = port_number(knob.value)
         if port is None:
             return f"the port it listens on is not known: {knob.note or f'`{knob.value}`'}"
-        return Listening((port,), f"{knob.flag or 'port'}, line {knob.line}{provenance(knob)}")
+        where = f"{knob.flag or 'port'}, {_line(compose, knob.path, knob.line)}"
+        return Listening((port,), where + provenance(knob))
     if server is None:
         return None if service.engine == UNKNOWN else f"no default port known for {service.engine}"
     entry = service.environment.get(server.variable) if server.variable else None
@@ -150,7 +151,7 @@ def _judge(
     if mapping is not None:
         target = mapping.target_of(probe.port)
         message += f"; {probe.port} is the host side of the mapping {mapping.shown} "
-        message += f"(line {mapping.line})"
+        message += f"({_line(compose, mapping.path, mapping.line)})"
         if target in listening.ports:
             hint = (
                 f"probe port {target}: the healthcheck runs inside the container, where "
@@ -160,7 +161,13 @@ def _judge(
             message += f", to container port {target}"
     if len(listening.ports) > 1:
         hint = "pin the port with --port and probe that port"
-    return RULE.at(compose.path, probe.line, probe.column, message, hint=hint, knob="port")
+    path = compose.file(probe.path)
+    return RULE.at(path, probe.line, probe.column, message, hint=hint, knob="port")
+
+
+def _line(compose: Compose, path: str | None, line: int) -> str:
+    """``line N``; in a stack of several files, naming the file it is in."""
+    return f"{compose.file(path)} line {line}" if compose.stack else f"line {line}"
 
 
 def _probed(probe: Probe) -> str:

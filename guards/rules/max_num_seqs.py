@@ -146,7 +146,7 @@ def _vllm(compose: Compose, service: Service, context: Context) -> list[Finding]
     )
     return [
         RULE.at(
-            compose.path,
+            compose.file(knob.path),
             knob.line,
             knob.column,
             message,
@@ -162,7 +162,7 @@ def _does_not_fit(
     length_knob = service.knob("max_model_len")
     assert length_knob is not None
     return RULE.at(
-        compose.path,
+        compose.file(length_knob.path),
         length_knob.line,
         length_knob.column,
         f"max-model-len {length:,}{provenance(length_knob)} does not fit: "
@@ -200,7 +200,7 @@ def _llamacpp(compose: Compose, service: Service) -> list[Finding] | None:
     assert knob is not None and field is not None
     return [
         RULE.at(
-            compose.path,
+            compose.file(knob.path),
             knob.line,
             knob.column,
             f"-np {slots}{provenance(knob)} splits -c {context_size:,} into {slots} slots "

@@ -226,3 +226,5 @@ MARKERS: Rule[RuleOptions] = Rule(
     check=check_markers,
     doc=MARKERS_DOC,
 )
+
+RULES = (CURRENT, INTACT, MARKERS)

@@ -271,3 +271,5 @@ EXPIRED: Rule[RuleOptions] = Rule(
     check=check_expired,
     doc=EXPIRED_DOC,
 )
+
+RULES = (UNUSED, REASON, INVALID, EXPIRED)

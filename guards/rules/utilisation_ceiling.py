@@ -85,7 +85,7 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
             source = f"the default ceiling {default:g}; no registry claim sets one for this model"
         findings.append(
             RULE.at(
-                compose.path,
+                compose.file(knob.path),
                 knob.line,
                 knob.column,
                 f"{_flag(knob)} {knob.value}{provenance(knob)} is above the ceiling "

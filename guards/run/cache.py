@@ -5,8 +5,8 @@ parts:
 
 - the **key**: the guards code (its version and the size and time of every file of the
   package), the installed distributions (their names and versions), Python, the settings text,
-  the rules chosen, the files discovery found, the ``.env`` values and the day (suppressions
-  expire);
+  the rules chosen, the files discovery found (with its listing of the root), the ``.env``
+  values and the day (suppressions expire);
 - the **reads**: every file the run read, recorded as it was read (``record``) with a digest
   of its bytes, and every input it looked for and did not find. A stored run is reused only
   when each of them still has that state, so an input a rule reads for itself (a catalog, a
@@ -461,6 +461,7 @@ def run_key(
             f"named {found.named}",
             *(f"compose {os.path.abspath(p)} {certain}" for p, certain in found.composes),
             *(f"note {os.path.abspath(p)}" for p in found.notes),
+            *found.tree.key(),
             *(f"env {k}={v}" for k, v in sorted(env.items())),
             f"today {today.isoformat()}",
         ]

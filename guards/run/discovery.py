@@ -7,7 +7,7 @@ Cheap and apart from loading: a run looks at what discovery found before it pars
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import GuardsError
@@ -16,23 +16,85 @@ from ..sources.paths import check_path
 from ..sources.patterns import glob_match
 
 YAML_SUFFIXES = (".yml", ".yaml")
+MAX_TREE = 100_000  # entries listed under the root; past it the listing is incomplete
+
+
+@dataclass(frozen=True)
+class Tree:
+    """Every file and folder under the root, as shown paths (``/``-separated, from the root),
+    for rules that judge paths documents name (D011). A folder listed but not looked into is
+    ``closed``: one of ``ALWAYS_EXCLUDED``, one the settings exclude, a link to a folder, one
+    that cannot be listed; what lies below it is unknown, not absent. ``complete`` is False
+    when the listing stopped at ``MAX_TREE`` entries (or was never made)."""
+
+    files: frozenset[str] = frozenset()
+    folders: frozenset[str] = frozenset()
+    closed: frozenset[str] = frozenset()
+    complete: bool = False
+
+    def key(self) -> list[str]:
+        """The listing as the run cache keys it: a file added or removed is another run."""
+        return [
+            f"tree {self.complete}",
+            *(f"file {p}" for p in sorted(self.files)),
+            *(f"folder {p}" for p in sorted(self.folders)),
+            *(f"closed {p}" for p in sorted(self.closed)),
+        ]
 
 
 @dataclass
 class Found:
     """What discovery found: compose candidates (path, certainly a compose), notes, and the
-    paths it could not look at."""
+    paths it could not look at; beside them, the listing of the whole root."""
 
     composes: list[tuple[Path, bool]]
     notes: list[Path]
     errors: list[GuardsError]
     named: bool  # the paths were named, not discovered under the root
+    tree: Tree = field(default_factory=Tree)
 
 
 def discover(config: Config, paths: list[Path] | None = None) -> Found:
     errors: list[GuardsError] = []
     composes, notes = _targets(config, paths, errors)
-    return Found(composes, notes, errors, bool(paths))
+    return Found(composes, notes, errors, bool(paths), list_tree(config))
+
+
+def list_tree(config: Config) -> Tree:
+    """The root's :class:`Tree`, by one ``os.scandir`` walk that does not follow links and
+    reads no file (a listing that cannot be made is a closed folder, never an error)."""
+    files: list[str] = []
+    folders: list[str] = []
+    closed: list[str] = []
+    stack = [""]
+    while stack:
+        folder = stack.pop()
+        try:
+            with os.scandir(os.path.join(config.root, folder)) as listing:
+                entries = [(e.name, _is_folder(e), e.is_symlink()) for e in listing]
+        except OSError:
+            closed.append(folder)
+            continue
+        for name, is_folder, link in entries:
+            shown = f"{folder}/{name}" if folder else name
+            if not is_folder:
+                files.append(shown)
+            elif link or name in ALWAYS_EXCLUDED or _excluded(config, shown + "/"):
+                closed.append(shown)
+            else:
+                folders.append(shown)
+                stack.append(shown)
+        if len(files) + len(folders) > MAX_TREE:
+            return Tree(frozenset(files), frozenset(folders), frozenset(closed), False)
+    opened = "" not in closed  # the root itself could be listed
+    return Tree(frozenset(files), frozenset(folders), frozenset(c for c in closed if c), opened)
+
+
+def _is_folder(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()  # a link to a folder counts: it is listed closed
+    except OSError:
+        return False
 
 
 def shown_path(config: Config, path: Path) -> str:

@@ -15,12 +15,14 @@ there is recorded as absent, so adding one is a change too.
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import GuardsError, located
 from ..sources import reads, yamlsrc
+from ..sources.compose.interpolate import TemplateError, interpolate
 from ..sources.config import Config
 from ..sources.envfile import EnvFile, parse_env
 from ..sources.paths import check_path, inside, is_inside
@@ -89,6 +91,21 @@ class Environments:
         shipped = Consulted(project.values) if self.overlay is not None else run
         return ComposeEnv(self.config, path, shown, project, run, shipped, self.overlay)
 
+    def uses(self, composes: list[tuple[str, str, Mapping[str, str]]]) -> dict[str, EnvUse]:
+        """Which env files each compose (shown path, text, interpolation env) reads, for the
+        rules that judge env files (D010); a folder whose env files are bad reads none."""
+        used = {}
+        for shown, text, env in composes:
+            try:
+                project = self._project((self.config.root / shown).parent).files
+            except GuardsError:
+                project = ()
+            folder = posixpath.dirname(shown)
+            named = tuple(_env_file_names(text, env))
+            container = tuple(posixpath.normpath(posixpath.join(folder, n)) for n in named)
+            used[shown] = EnvUse(tuple(f.source for f in project), container, named)
+        return used
+
     def _named(self, name: str, glob: str | None) -> str:
         """The text of a file ``env-files`` names (in the entry of ``glob``, for a table),
         checked by the path policy; an error is placed at the line that names it."""
@@ -128,6 +145,36 @@ class Environments:
             inside(self.config.root, path, shown), shown, self.config.max_bytes
         )
         return Project(_chain([(text, shown)]))
+
+
+@dataclass(frozen=True)
+class EnvUse:
+    """The env files one compose reads, as shown paths: those that feed its interpolation
+    (its folder's ``.env`` or the ``env-files``), and those its services' ``env_file:`` name
+    (from the compose's folder, whether there or not: a project of several ``-f`` files takes
+    them from the first file's folder), with the names as written (``named``)."""
+
+    interpolation: tuple[str, ...] = ()
+    container: tuple[str, ...] = ()
+    named: tuple[str, ...] = ()
+
+
+def _env_file_names(text: str, env: Mapping[str, str]) -> Iterator[str]:
+    """Each ``env_file:`` entry of the compose's services (a name, a list, ``{path}`` items),
+    interpolated; one Compose would refuse is left out (the parser reports it)."""
+    root = yamlsrc.compose(text)
+    for _, _, service in yamlsrc.items(yamlsrc.get(root, "services")):
+        node = yamlsrc.get(service, "env_file")
+        items = node.value if isinstance(node, yamlsrc.SequenceNode) else [node]
+        for item in items:
+            path = yamlsrc.get(item, "path") if isinstance(item, yamlsrc.MappingNode) else item
+            if isinstance(path, yamlsrc.ScalarNode) and not path.tag.endswith("null"):
+                try:
+                    name = interpolate(path.value, env).text.strip()
+                except TemplateError:
+                    continue
+                if name and not posixpath.isabs(name):
+                    yield name
 
 
 def _named_files(setting: tuple[str, ...] | Mapping[str, tuple[str, ...]]) -> dict[str, str | None]:

@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING
 
 from ..errors import GuardsError
 from ..sources import reads, yamlsrc
-from ..sources.compose.compose import Compose, parse_compose
+from ..sources.compose.compose import Compose, OtherFile, parse_compose
 from ..sources.compose.header import Convention, convention
 from ..sources.config import Config
-from ..sources.paths import inside
+from ..sources.paths import check_path, inside, is_inside
 from ..sources.patterns import glob_match
-from . import parallel
-from .discovery import Found, discover, shown_path
-from .environment import Environments
+from . import parallel, stacks
+from .discovery import Found, Tree, discover, shown_path
+from .environment import Environments, EnvUse
 
 if TYPE_CHECKING:
     from ..claims.scan import ClaimScan
@@ -45,6 +45,8 @@ class Estate:
     errors: list[GuardsError] = field(default_factory=list)
     remarks: list[str] = field(default_factory=list)  # what --verbose explains
     warnings: list[str] = field(default_factory=list)  # shown on every run, exit unchanged
+    tree: Tree = field(default_factory=Tree)  # every file under the root (discovery's listing)
+    env_use: dict[str, EnvUse] = field(default_factory=dict)  # env files each compose reads
     _rendered: dict[str, list[Rendered] | RegionError] = field(default_factory=dict, repr=False)
 
     @property
@@ -103,6 +105,7 @@ def load_estate(
     estate = Estate(config.root, config, registry, remarks=[remark] if remark else [])
     found = found or discover(config, paths)
     estate.errors += found.errors
+    estate.tree = found.tree
     if not found.named:
         _unmatched_patterns(config, (found.composes, found.notes), estate)
     files = [*found.composes, *((path, None) for path in found.notes)]
@@ -118,8 +121,71 @@ def load_estate(
             estate.composes.append(parsed)
         elif parsed is not None:
             estate.notes.append(parsed)
+    for base, overlays in stacks.plan(config, estate.composes, said):
+        _stack(config, environments, convention(config.header), estate, (base, overlays))
+    estate.env_use = environments.uses([(c.path, c.text, c.env) for c in estate.composes])
     estate.remarks = list(said)
     return estate
+
+
+def _stack(
+    config: Config,
+    environments: Environments,
+    header: Convention | None,
+    estate: Estate,
+    stack: tuple[Path, list[Path]],
+) -> None:
+    """The base of a stack parsed again with its overlays merged onto it; each overlay that
+    is a compose of the estate keeps its header and comments, its services checked in the
+    base's stack. A file that cannot be read or parsed is an error; the base stays as it was."""
+    base, overlays = stack
+    shown = shown_path(config, base)
+    try:
+        texts = [(shown_path(config, p), _read(config, p)) for p in overlays]
+        env = environments.for_compose(base, shown)
+        merged = parse_compose(
+            _read(config, base),
+            shown,
+            env.run,
+            header,
+            shipped_env=env.shipped,
+            env_files=env.read_env_file,
+            overlays=texts,
+            other_file=_other_file(config, base),
+        )
+    except GuardsError as error:
+        estate.errors.append(error)
+        return
+    by_path = {c.path: i for i, c in enumerate(estate.composes)}
+    estate.composes[by_path[shown]] = merged
+    for name, _ in texts:
+        if name in by_path:
+            fragment = estate.composes[by_path[name]]
+            fragment.services, fragment.shipped, fragment.merged_into = [], [], shown
+
+
+def _read(config: Config, path: Path) -> str:
+    shown = shown_path(config, path)
+    return yamlsrc.read_text(inside(config.root, path, shown), shown, config.max_bytes)
+
+
+def _other_file(config: Config, compose: Path) -> OtherFile:
+    """Reads the file an ``extends.file`` of ``compose`` names, under the path policy: a
+    name that leads out of the root is not read (Compose would read it; guards reads nothing
+    outside the estate: the service is checked as written, and -v says so); no such file is
+    an error at the ``extends:`` line, as it is for Compose."""
+
+    def read(name: str, line: int) -> tuple[str, str] | None:
+        path = compose.parent / name
+        shown = shown_path(config, path)
+        if not is_inside(config.root, check_path(path, shown, line)):
+            return None
+        if not path.is_file():
+            reads.record(path, None)
+            raise GuardsError(f"`extends.file` {name!r}: no such file", None, line)
+        return shown, yamlsrc.read_text(path, shown, config.max_bytes)
+
+    return read
 
 
 def _parse_file(
@@ -143,9 +209,15 @@ def _parse_file(
             return None, []
         env = environments.for_compose(path, shown)
         compose = parse_compose(
-            text, shown, env.run, header, shipped_env=env.shipped, env_files=env.read_env_file
+            text,
+            shown,
+            env.run,
+            header,
+            shipped_env=env.shipped,
+            env_files=env.read_env_file,
+            other_file=_other_file(config, path),
         )
-        return compose, env.remarks()
+        return compose, [*env.remarks(), *(f"{shown}: {b}" for b in compose.bases_elsewhere)]
     except GuardsError as error:
         return error, []
 

@@ -125,7 +125,27 @@ def _check(
         ordered = [replace(f, severity=Severity.WARNING) for f in ordered]
     elif severity is not None:
         ordered = [replace(f, severity=severity) for f in ordered]
-    return CheckResult(rule.id, name, tuple(with_fingerprints(ordered, lines)), remarks), remarks
+    return CheckResult(
+        rule.id, name, tuple(_fingerprinted(ordered, target, lines)), remarks
+    ), remarks
+
+
+def _fingerprinted(
+    findings: list[Finding], target: object, lines: list[str] | None
+) -> list[Finding]:
+    """``findings`` with fingerprints, each from the lines of the file it is in: a compose's
+    finding may be in another file of its stack (a value an overlay wrote)."""
+    if not isinstance(target, Compose) or all(f.path == target.path for f in findings):
+        return with_fingerprints(findings, lines)
+    by_path: dict[str, list[Finding]] = {}
+    for finding in findings:
+        by_path.setdefault(finding.path, []).append(finding)
+    done = {
+        id(old): new
+        for path, group in by_path.items()
+        for old, new in zip(group, with_fingerprints(group, target.lines_of(path)), strict=True)
+    }
+    return [done[id(f)] for f in findings]
 
 
 def _treatment(estate: Estate, target: object) -> str:

@@ -57,6 +57,7 @@ class Config:
     templates: str = DEFAULT_TEMPLATES  # the estate's region templates, before the built-ins
     # env files feeding interpolation instead of a compose's `.env`: for all, or by folder glob
     env_files: tuple[str, ...] | dict[str, tuple[str, ...]] = ()
+    stacks: tuple[tuple[str, ...], ...] = ()  # `-f` combinations, the base first
     max_file_mb: int = 50  # files larger than this are reported, not read
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
@@ -65,6 +66,7 @@ class Config:
     rules_url: str | None = None  # where the team publishes the rules reference (SARIF links)
     header: dict[str, Any] | None = None  # the header convention's keys; None: none declared
     by_status: dict[str, str] = field(default_factory=dict)  # Status name -> check|warning|skip
+    engine_versions: dict[str, str] = field(default_factory=dict)  # image glob -> "vllm 0.27"
     # -- where they came from --
     named: frozenset[str] = frozenset()  # the settings a config file gives
     source: str | None = None  # the file the settings came from

@@ -21,9 +21,11 @@ __all__ = [
     "Citation",
     "Marker",
     "correction",
+    "covered_parts",
     "find_claim_refs",
     "retraction_marker",
     "strip_struck",
+    "withdrawn_citation",
 ]
 
 _ID = r"[a-z0-9]+(?:-[a-z0-9]+)*"  # kebab-case: the one definition of a claim id
@@ -69,6 +71,39 @@ def correction(text: str) -> tuple[str, ...] | None:
     return ids if anchored and RETRACTION_WORDS.search(text) is not None else None
 
 
+# Where a marker's reach ends inside a unit: a sentence end (not an abbreviation such as
+# "e.g." or "vs."), or a line that opens a bullet or a `Key:` field of a profile block.
+_SENTENCE_END = lazy(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)(?<!\bcf)(?<!\bapprox)[.!?]+\s+(?=\S)")
+_PART_START = lazy(r"^[#\s]{0,6}(?:[-*•⤷→↳▸]\s|\d+[.)]\s|[A-Z][\w ./()-]{0,30}:\s)")
+
+
+def covered_parts(lines: list[str]) -> list[tuple[str, tuple[str, ...] | None]]:
+    """A unit's text cut into the parts one retraction marker covers - each sentence, bullet or
+    profile field (a table row stays whole) - with what each part withdraws (``correction``).
+    A bare marker word takes its anchor (a date, a claim id) from anywhere in the unit."""
+    parts: list[str] = []
+    for line in lines:
+        if parts and not _PART_START.match(line) and not line.lstrip().startswith("|"):
+            parts[-1] += "\n" + line
+        else:
+            parts.append(line)
+    pieces = [
+        piece
+        for part in parts
+        for piece in ([part] if part.lstrip().startswith("|") else _SENTENCE_END.split(part))
+        if piece.strip()
+    ]
+    whole = "\n".join(lines)
+    anchored = bool(find_claim_refs(whole)) or DATE.search(whole) is not None
+    found = []
+    for piece in pieces:
+        withdrawn = correction(piece)
+        if withdrawn is None and anchored and RETRACTION_WORDS.search(piece):
+            withdrawn = tuple(claim_id for claim_id, _ in find_claim_refs(piece))
+        found.append((piece, withdrawn))
+    return found
+
+
 # A changelog line: a commit subject with its hash (`([6f674fa](…/commit/6f674fa…))`, `(6f674fa)`).
 COMMIT_REF = lazy(r"/commits?/[0-9a-f]{7,40}\b|[(\[](?=[0-9a-f]*\d)[0-9a-f]{7,12}[)\]]")
 
@@ -94,6 +129,32 @@ class Marker:
 def find_claim_refs(text: str) -> list[tuple[str, int]]:
     """Every ``claim:<id>`` in ``text`` as (id, 0-based offset of the ``c`` of ``claim:``)."""
     return [(m.group(1), m.start()) for m in CLAIM_REF.finditer(text)]
+
+
+# What a maintainer writes right after a citation to say the claim is withdrawn:
+# `claim:x (retracted)`, `claim:x (superseded 2026-11-01)`, `(claim:x was withdrawn DATE)`.
+_WITHDRAWN_AFTER = lazy(
+    r"[\s,:*_`]*(?:\(\s*)?(?:(?:was|is|has been|now|since)\s+)?"
+    r"(?:retracted|withdrawn|superseded|refuted|struck)\b",
+    re.IGNORECASE,
+)
+
+
+def withdrawn_citation(text: str, offset: int) -> bool:
+    """The ``claim:<id>`` at ``offset`` in ``text`` is itself written as withdrawn: struck
+    (``~~claim:x~~``) or followed by a retraction word (``claim:x (retracted)``,
+    ``(claim:x was withdrawn 2026-11-01)``). Such a citation records the retraction; it does not
+    cite the claim as current."""
+    found = CLAIM_REF.match(text, offset)
+    if found is None:
+        return False
+    return _WITHDRAWN_AFTER.match(text, found.end()) is not None or _struck_at(text, offset)
+
+
+def _struck_at(text: str, offset: int) -> bool:
+    """Whether ``offset`` falls inside a ``~~struck~~`` span of ``text``."""
+    kept, fragments = strip_struck(text[:offset] + "\x00" + text[offset:])
+    return "\x00" not in kept and any("\x00" in f for f in fragments)
 
 
 def retraction_marker(line_text: str, at_start: bool = False) -> Marker | None:

@@ -164,6 +164,36 @@ def _env_names(value: Any, at: str | None) -> tuple[str, ...]:
     return tuple(names)
 
 
+def _stacks(value: Any) -> tuple[tuple[str, ...], ...]:
+    """The ``-f`` combinations: each a list of two or more files, the base first."""
+    if not isinstance(value, list) or not all(isinstance(s, list) for s in value):
+        raise _problem("must be a list of lists of compose files (the base first)")
+    for stack in value:
+        if len(stack) < 2 or not all(isinstance(name, str) for name in stack):
+            raise _problem("each stack lists two or more compose files, the base first")
+        problem = next((p for p in map(not_relative, stack) if p), None)
+        if problem:
+            raise _problem(problem)
+    bases = [stack[0] for stack in value]
+    twice = next((b for b in bases if bases.count(b) > 1), None)
+    if twice is not None:
+        raise _problem(f"{twice!r} is the base of two stacks; a base runs with one stack")
+    return tuple(tuple(stack) for stack in value)
+
+
+ENGINE_VERSION = r"^(vllm|sglang|llama\.cpp) [0-9]+(\.[0-9]+){0,3}(\.?post[0-9]+)?$"
+
+
+def _engine_versions(value: Any) -> dict[str, str]:
+    """Image globs -> ``ENGINE VERSION``: the release a fork or a custom image runs."""
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise _problem('must be a table of image glob = "ENGINE VERSION" ("vllm 0.27")')
+    for image, said in value.items():
+        if not re.match(ENGINE_VERSION, said.strip()):
+            raise _problem(f'{said!r} is not "ENGINE VERSION" (vllm, sglang or llama.cpp)', image)
+    return {image.lower(): said.strip() for image, said in value.items()}
+
+
 # Each type says how a value is read and checked, and what JSON schema editors see.
 Globs = Annotated[
     tuple[str, ...],
@@ -176,6 +206,20 @@ EstateName = Annotated[
     str,
     BeforeValidator(_estate_name),
     WithJsonSchema({"type": "string", "minLength": 1, "pattern": INSIDE}),
+]
+Stacks = Annotated[
+    tuple[tuple[str, ...], ...],
+    BeforeValidator(_stacks),
+    WithJsonSchema(
+        {
+            "type": "array",
+            "items": {
+                "type": "array",
+                "items": {"type": "string", "minLength": 1, "pattern": INSIDE},
+                "minItems": 2,
+            },
+        }
+    ),
 ]
 Megabytes = Annotated[
     int,
@@ -198,6 +242,13 @@ EnvFiles = Annotated[
                 },
             ]
         }
+    ),
+]
+EngineVersions = Annotated[
+    dict[str, str],
+    BeforeValidator(_engine_versions),
+    WithJsonSchema(
+        {"type": "object", "additionalProperties": {"type": "string", "pattern": ENGINE_VERSION}}
     ),
 ]
 Treatments = Annotated[
@@ -297,6 +348,12 @@ class Settings(BaseModel):
         "`.env`: a list for every compose, or a table of folder glob = list; paths relative to "
         "the root, later files overriding earlier ones.",
     )
+    stacks: Stacks = Field(
+        (),
+        description="The `-f` combinations the estate runs, each a list of composes relative "
+        "to the root, the base first: the later files are merged onto it as Compose merges "
+        "them. Unset: Compose's own override file, and plain fragments, are merged.",
+    )
     max_file_mb: Megabytes = Field(50, description="Files larger than this are reported, not read.")
     select: Names = Field((), description="Rules to run: ids, names, id prefixes or families.")
     ignore: Names = Field((), description="Rules to skip: ids, names, id prefixes or families.")
@@ -320,6 +377,12 @@ class Settings(BaseModel):
         {},
         description="How composes of a Status are treated: checked (the default), their "
         "findings reported as warnings, or skipped.",
+    )
+    engine_versions: EngineVersions = Field(
+        {},
+        description="The engine release an image runs where its tag does not say (forks, "
+        'custom builds): image glob = "ENGINE VERSION", e.g. `"ghcr.io/acme/vllm-*" = '
+        '"vllm 0.27"` (K006, K007).',
     )
 
 

@@ -63,6 +63,19 @@ def edit_registry(path: Path, shown: str, make_edits: Callable[[str, str], list[
     return True
 
 
+EMPTY_REGISTRY = "version: 1\nclaims: []\n"
+
+
+def init_registry(path: Path, shown: str) -> bool:
+    """Start a registry with no claims (``guards claims init``); False when one is there
+    already (it is left as it is). Written under the write lock, atomically."""
+    with edit.locked(path, shown):
+        if path.exists():
+            return False
+        edit.write_file(path, EMPTY_REGISTRY, shown)
+    return True
+
+
 def check_date(value: str) -> str:
     try:
         if DATE.match(value):
@@ -264,13 +277,47 @@ def _trailing_comma(text: str, start: int, close: int) -> bool:
     return False
 
 
+def _first_claim_edits(
+    text: str, shown: str, claims: SequenceNode | None, entry: dict[str, Value]
+) -> list[Edit]:
+    """The first claim of an empty registry: ``claims: []`` (or no ``claims:`` at all, or an
+    empty file) becomes a block list holding it; verified like any added claim."""
+    body = "\n".join(
+        f"    {name}:{yamlsrc.after_key(yamlsrc.value_text(value, 4))}"
+        for name, value in entry.items()
+    )
+    block = "\n  - " + body.lstrip()
+    if claims is not None:
+        start, end = claims.start_mark.index, claims.end_mark.index
+        edits = [Edit(start - (text[start - 1 : start] == " "), end, block)]
+    else:
+        head = "" if text.strip() else "version: 1\n"
+        prefix = "" if not text or text.endswith("\n") else "\n"
+        edits = [Edit(len(text), len(text), f"{prefix}{head}claims:{block}\n")]
+    after = reparsed(apply(text, edits), shown, 1)
+    added = after.get(str(entry["id"]))
+    if (
+        added is None
+        or len(after.claims) != 1
+        or any(not _same(getattr(added, k), v) for k, v in entry.items())
+    ):
+        raise GuardsError(
+            f"refusing to write: adding {entry['id']} would change more than the new claim; "
+            "nothing written",
+            shown,
+        )
+    return edits
+
+
 def add_claim_edits(text: str, shown: str, entry: dict[str, Value]) -> list[Edit]:
     """The edit that appends a new claim (a mapping of registry fields) to the claims list,
     verified: applied, the registry holds exactly one more claim, that one."""
     before = registry.parse(text, shown)
     if before.get(str(entry["id"])) is not None:
         raise GuardsError(f"claim id {entry['id']!r} already exists", shown)
-    claims = yamlsrc.get(yamlsrc.compose(text, shown), "claims")
+    claims = yamlsrc.get(yamlsrc.compose(text, shown), "claims") if text.strip() else None
+    if not before.claims and (claims is None or isinstance(claims, SequenceNode)):
+        return _first_claim_edits(text, shown, claims, entry)
     if not isinstance(claims, SequenceNode) or not claims.value or claims.flow_style:
         raise GuardsError(
             "`claims:` must be a block list with at least one claim to append to", shown

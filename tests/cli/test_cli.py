@@ -28,7 +28,7 @@ guard suite: 10 pass / 7 fail
 
 def test_clean_estate_passes(capsys):
     result = run_guards(capsys, "check", "--root", str(CLEAN))
-    assert (result.code, result.out, result.err) == (0, "guard suite: 26 pass / 0 fail\n", "")
+    assert (result.code, result.out, result.err) == (0, "guard suite: 36 pass / 0 fail\n", "")
 
 
 def test_failures_print_one_line_each_and_the_total(capsys):
@@ -152,7 +152,7 @@ def test_bad_compose_is_reported_and_the_rest_still_checked(capsys, estate, name
     result = run_guards(capsys, "check", "--root", str(estate))
     assert result.code == 2
     assert result.err == f"guards: error: {error}\n"
-    assert result.out == "guard suite: 26 pass / 0 fail\n"
+    assert result.out == "guard suite: 36 pass / 0 fail\n"
     assert tree_digest(estate) == before
 
 
@@ -161,7 +161,7 @@ def test_unreadable_compose_is_reported(capsys, estate):
     result = run_guards(capsys, "check", "--root", str(estate))
     assert result.code == 2
     assert result.err == "guards: error: composes/dangling.yml: no such file\n"
-    assert result.out == "guard suite: 26 pass / 0 fail\n"
+    assert result.out == "guard suite: 36 pass / 0 fail\n"
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
@@ -242,8 +242,8 @@ def test_duplicate_claim_id_stops_the_run(capsys, estate):
     [
         (
             'composes = ["composes/*.yml"]\nnotse = []\n',
-            "guards.toml:2: unknown setting `notse` (known: by-status, claims, composes, env-files, exclude, header, history, ignore, "
-            "max-file-mb, notes, per-path-ignores, rules, rules-url, select, templates)",
+            "guards.toml:2: unknown setting `notse` (known: by-status, claims, composes, engine-versions, env-files, exclude, header, history, ignore, "
+            "max-file-mb, notes, per-path-ignores, rules, rules-url, select, stacks, templates)",
         ),
         ("composes = [\n", "guards.toml:2: invalid TOML: Invalid value at the end of the file"),
         (
@@ -268,7 +268,7 @@ def test_config_flag_reads_a_separate_file(capsys, estate, tmp_path):
     other = tmp_path / "other.toml"
     write(other, 'composes = ["composes/single-*.yml"]\n[header]\npreset = "profile"\n')
     result = run_guards(capsys, "check", "--root", str(estate), "--config", str(other))
-    assert result.out == "guard suite: 13 pass / 0 fail\n"
+    assert result.out == "guard suite: 18 pass / 0 fail\n"
     missing = run_guards(capsys, "check", "--root", str(estate), "--config", "nope.toml")
     assert (missing.code, missing.err) == (2, "guards: error: nope.toml: config file not found\n")
 

@@ -47,7 +47,7 @@ def test_a_named_registry_settings_file_template_or_env_file_rechecks_the_estate
         },
     )
     one = run_guards(capsys, "check", "composes/b.yml", cwd=root)
-    assert (one.code, one.out) == (0, "guard suite: 13 pass / 0 fail\n")
+    assert (one.code, one.out) == (0, "guard suite: 17 pass / 0 fail\n")
     (root / "composes" / ".env").write_text("UNUSED=1\n", encoding="utf-8")
     for name in ("claims.yaml", "guards.toml", "templates/claim.j2", "composes/.env"):
         whole = run_guards(capsys, "check", name, cwd=root)

@@ -74,8 +74,8 @@ def test_every_format_carries_the_same_findings(capsys, incident):
     total = document["summary"]["findings"]
     assert total == 20 == len(document["findings"]) == len(gitlab)
     assert github.count("::error ") == total
-    assert text.endswith("guard suite: 304 pass / 20 fail\n")
-    assert github.endswith("guard suite: 304 pass / 20 fail\n")
+    assert text.endswith("guard suite: 405 pass / 20 fail\n")
+    assert github.endswith("guard suite: 405 pass / 20 fail\n")
     assert [f["fingerprint"] for f in gitlab] == [f["fingerprint"] for f in document["findings"]]
 
 
@@ -128,7 +128,7 @@ def test_statistics_count_findings_per_rule(capsys, tmp_path):
     result = run_guards(capsys, "check", "--statistics", cwd=tmp_path)
     assert (result.code, result.out) == (
         1,
-        "2  C001  stale-claim\n2  S001  header-present\nguard suite: 9 pass / 4 fail\n",
+        "2  C001  stale-claim\n2  S001  header-present\nguard suite: 17 pass / 4 fail\n",
     )
 
 

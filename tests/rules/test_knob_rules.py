@@ -37,10 +37,10 @@ def test_operator_env_reproduces_the_three_findings_from_the_thread(capsys):
         "+0.05 × 24 GiB (3090, line 7), at 32,768 B/token/card) holds 1 sequence of 204,800 "
         "tokens (the full context); max-num-seqs 3 invites preemption and recompute — watch "
         "vllm:num_preemptions",
-        "guard suite: 17 pass / 3 fail",
+        "guard suite: 22 pass / 3 fail",
     ]
 
 
 def test_same_compose_as_shipped_passes(capsys):
     result = run_guards(capsys, "check", "composes/qwen3.8-27b/vllm/dual/ultrafast.yml", cwd=ROOT)
-    assert (result.code, result.out) == (0, "guard suite: 20 pass / 0 fail\n")
+    assert (result.code, result.out) == (0, "guard suite: 25 pass / 0 fail\n")

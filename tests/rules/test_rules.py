@@ -166,3 +166,15 @@ def test_an_unknown_status_in_caveats_unless_is_a_config_error(tmp_path):
         "deprecated, experimental, incubating, preview, production, upstream-gated) "
         "(got ['prod'])"
     )
+
+
+def test_every_rule_module_is_in_the_order_once():
+    from guards import rules
+
+    folder = Path(rules.__file__).parent
+    helpers = {"__init__", "base", "options", "docs"}
+    modules = {p.stem for p in folder.glob("*.py")} - helpers
+    assert sorted(rules.ORDER) == sorted(modules), "add the module to rules.ORDER"
+    assert len(set(rules.ORDER)) == len(rules.ORDER)
+    ids = [rule.id for rule in rules.all_rules()]
+    assert len(set(ids)) == len(ids)

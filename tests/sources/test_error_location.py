@@ -15,7 +15,7 @@ import pytest
 
 from guards.errors import GuardsError, located
 from guards.sources import envfile, jsonsrc, metrics, registry, yamlsrc
-from guards.sources.compose import compose, ports, services, xguards
+from guards.sources.compose import compose, merge, ports, services, xguards
 from guards.sources.compose.compose import parse_compose
 from guards.sources.config import parse_toml
 from guards.sources.configfile import load_config
@@ -87,7 +87,7 @@ def test_a_compose_error_is_placed_only_by_parse_compose(name):
 
 
 def test_service_and_port_parsers_raise_without_a_path():
-    lines = COMPOSES["port"].split("\n")
+    lines = merge.Texts(COMPOSES["port"].split("\n"))
     node = _service_node(COMPOSES["port"])
     key = yamlsrc.compose("app")
     assert _error(lambda: services.parse_service("app", key, node, lines, {})).path is None

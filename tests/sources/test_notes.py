@@ -132,7 +132,7 @@ def test_citations_with_columns(cliff):
         Citation("decode-cliff-1096", 7, 5, True, front_matter=True),  # retracts:
         Citation("kv-fp8-bytes-per-token", 13, 22, False),
         Citation("decode-cliff-1096", 15, 44, True),  # in the retracted heading
-        Citation("decode-cliff-1096", 34, 38, False),  # table cell, outside the section
+        Citation("decode-cliff-1096", 34, 38, True),  # "(claim:X is retracted)" says so itself
     ]  # none from the code block
 
 

@@ -13,7 +13,7 @@ only of housekeeping, runs no engine whatever the image.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import pairwise
 
 from .engines import LLAMACPP, SGLANG, UNKNOWN, VLLM, Token
@@ -32,6 +32,9 @@ class Launch:
     tokens: list[Token] = field(default_factory=list)  # the engine's words, launcher first
     script: Script | None = None  # the shell script the container runs, if any
     idle: bool = False  # the command replaces the server: no engine runs, whatever the image
+    # the compose's own entrypoint, no launcher, runs the command: its words may not be the
+    # engine's
+    own_entrypoint: bool = False
 
 
 def find(
@@ -54,7 +57,7 @@ def find(
         return _fallback(image, command, script, f"the {where} script launches no known engine")
     found_launcher = launcher(words)
     if found_launcher is None:
-        return _fallback(image, command, None, "")
+        return replace(_fallback(image, command, None, ""), own_entrypoint=bool(entry))
     shown = found_launcher.shown(words)
     where = "entrypoint" if entry else "command"
     if found_launcher.idle:

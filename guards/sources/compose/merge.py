@@ -7,7 +7,8 @@ are here, on node trees, so every merged value keeps the line and column it was 
 The rules (the Compose Specification's merge section, as compose-go applies them):
 
 - a mapping merges key by key, recursively; a key only one side sets is kept as it is; an
-  ``x-`` key of the override replaces the base's whole;
+  ``x-`` key of the override replaces the base's whole (a merged service keeps the base's
+  name, where it is defined; other merged keys the override's);
 - a sequence appends the override's items to the base's;
 - a scalar, or a value of another kind than the base's, replaces it; a null override leaves a
   base mapping or sequence as it is;
@@ -22,14 +23,20 @@ The rules (the Compose Specification's merge section, as compose-go applies them
   out by :func:`settle`.
 
 Keys guards does not read (``volumes``, ``labels``, ``networks``...) follow the general rules.
+
+A merged tree holds nodes of several files: the nodes of every file but the first are marked
+with the file's name (:func:`mark_file`), so a value read from the merged tree is reported in
+the file and at the line it was written (:func:`file_of`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass, field
 
-from ...errors import GuardsError
+import yaml
+
+from ...errors import GuardsError, located
 from .. import yamlsrc
 from ..yamlsrc import MappingNode, Node, ScalarNode, SequenceNode
 
@@ -42,7 +49,60 @@ SEQ = "tag:yaml.org,2002:seq"
 Path = tuple[str, ...]  # keys below a service; None outside services
 REPLACED: set[Path] = {("command",), ("entrypoint",), ("healthcheck", "test")}
 
-__all__ = ["BaseElsewhere", "extend_services", "merge_roots", "merge_service", "settle"]
+__all__ = [
+    "BaseElsewhere",
+    "Texts",
+    "extend_services",
+    "file_of",
+    "mark_file",
+    "merge_roots",
+    "merge_service",
+    "settle",
+]
+
+
+def mark_file(root: Node, name: str) -> Node:
+    """``root``'s nodes marked as written in the file ``name`` (aliases are marked once)."""
+    seen: set[int] = set()
+    todo = [root]
+    while todo:
+        node = todo.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        node.start_mark = _mark(node.start_mark, name)
+        node.end_mark = _mark(node.end_mark, name)
+        if isinstance(node, MappingNode):
+            todo += [part for pair in node.value for part in pair]
+        elif isinstance(node, SequenceNode):
+            todo += node.value
+    return root
+
+
+class _FileMark(yaml.Mark):
+    """A place in a file other than the compose's own."""
+
+
+def _mark(mark: yaml.Mark, name: str) -> yaml.Mark:
+    return _FileMark(name, mark.index, mark.line, mark.column, None, 0)
+
+
+def file_of(node: Node | None) -> str | None:
+    """The file :func:`mark_file` marked ``node`` with; None: the compose's own."""
+    mark = node.start_mark if node is not None else None
+    return mark.name if isinstance(mark, _FileMark) else None
+
+
+@dataclass(frozen=True)
+class Texts:
+    """The lines of each file the nodes of a merged tree come from: the compose's own, and
+    the others' by the name their nodes are marked with."""
+
+    own: list[str]
+    others: Mapping[str, list[str]] = field(default_factory=dict)
+
+    def of(self, node: Node | None) -> list[str]:
+        return self.others.get(file_of(node) or "", self.own)
 
 
 def merge_service(base: Node, override: Node) -> Node:
@@ -124,8 +184,8 @@ def _mappings(base: MappingNode, over: MappingNode, path: Path | None) -> Mappin
             continue
         their_key, their_value = theirs.pop(name)
         merged = _merge(None if name.startswith("x-") else value, their_value, _below(path, name))
-        if merged is not None:
-            pairs.append((their_key, merged))
+        if merged is not None:  # a service stays where its base defines it
+            pairs.append((key if path == ("services",) else their_key, merged))
     for key, value in over.value:
         if not isinstance(key, ScalarNode) or key.value in theirs:
             merged = _merge(None, value, None)
@@ -233,12 +293,13 @@ class BaseElsewhere:
     base: str
     file: str | None  # None: the name is interpolated (``extends: ${BASE}``)
     line: int
+    why: str = "which is not read here"
 
     def __str__(self) -> str:
         where = f"of {self.file}" if self.file else "(a name set by interpolation)"
         return (
             f"line {self.line}: service `{self.service}` extends `{self.base}` {where}, "
-            f"which is not read here: `{self.service}` is checked as written"
+            f"{self.why}: `{self.service}` is checked as written"
         )
 
 
@@ -250,25 +311,60 @@ class _Extends:
 
 
 Services = list[tuple[str, Node, Node]]
+# Reads the file an ``extends.file`` names (as written, relative to the compose's folder) for
+# the parser, which opens no file: its root, marked with its name; errors are placed at
+# ``line``, the ``extends:`` key.
+FileReader = Callable[[str, int], MappingNode | None]  # None: a file not to be read
 
 
-def extend_services(services: Services) -> tuple[Services, list[BaseElsewhere]]:
-    """Each service (name, key node, mapping node) with its ``extends:`` of a service of the
-    same file worked out as Compose does (chains too), and its tags settled; a service extending
-    one of another file is kept as written and listed. A missing base or a cycle is an error at
-    the line of the ``extends:`` key."""
+def extend_services(
+    services: Services, read: FileReader | None = None
+) -> tuple[Services, list[BaseElsewhere]]:
+    """Each service (name, key node, mapping node) with its ``extends:`` worked out as Compose
+    does (chains too), and its tags settled; a service extending one of another file is merged
+    with it when ``read`` reads that file (the base's own ``extends:`` of the same file worked
+    out; one of a third file is not followed), else kept as written and listed. A missing base
+    or a cycle is an error at the line of the ``extends:`` key."""
     nodes = {name: node for name, _, node in services}
     refs = {name: ref for name, node in nodes.items() if (ref := _extends(node)) is not None}
     local = {name: ref for name, ref in refs.items() if ref.file is None and "$" not in ref.base}
-    elsewhere = [
-        BaseElsewhere(name, ref.base, ref.file, ref.line)
-        for name, ref in refs.items()
-        if name not in local
-    ]
     done: dict[str, Node] = {}
+    elsewhere: list[BaseElsewhere] = []
+    for name, ref in refs.items():
+        if name in local:
+            continue
+        if read is None or ref.file is None or "$" in ref.base + ref.file:
+            elsewhere.append(BaseElsewhere(name, ref.base, ref.file, ref.line))
+            continue
+        other = read(ref.file, ref.line)
+        if other is None:
+            why = "which lies outside the root and is not read"
+            elsewhere.append(BaseElsewhere(name, ref.base, ref.file, ref.line, why))
+            continue
+        base, further = _from_file(ref, other)
+        done[name] = _without(merge_service(base, nodes[name]), "extends")
+        elsewhere += [BaseElsewhere(name, b.base, b.file, ref.line) for b in further]
     for name in nodes:
         _resolve(name, nodes, local, done)
     return [(name, key, done[name]) for name, key, _ in services], elsewhere
+
+
+def _from_file(ref: _Extends, root: MappingNode) -> tuple[Node, list[BaseElsewhere]]:
+    """The service ``ref`` names in the other file ``root``, its own extends worked out."""
+    entries = [
+        (name, key, value)
+        for name, key, value in yamlsrc.items(yamlsrc.get(root, "services"))
+        if value.tag != RESET
+    ]
+    if not any(name == ref.base for name, _, _ in entries):
+        problem = f"`extends:` names `{ref.base}`, which is not a service of {ref.file}"
+        raise GuardsError(problem, None, ref.line)
+    with located(file_of(root)):  # a problem of that file is placed in it
+        resolved, further = extend_services(entries)
+    base = next(node for name, _, node in resolved if name == ref.base)
+    if not isinstance(base, MappingNode):
+        raise GuardsError(f"service `{ref.base}` of {ref.file} is not a mapping", None, ref.line)
+    return base, further
 
 
 def _resolve(

@@ -20,7 +20,9 @@ from dataclasses import dataclass, replace
 from ...errors import GuardsError
 from .. import yamlsrc
 from ..yamlsrc import MappingNode, Node, ScalarNode, SequenceNode
-from .interpolate import NAME, TemplateError, Value, closing_brace, interpolate
+from .engines import Token
+from .interpolate import NAME, TemplateError, Unresolved, Value, closing_brace, interpolate
+from .merge import Texts, file_of
 from .script import EnvEntry
 
 LOCAL = {"localhost", "0.0.0.0", "::1", "[::1]", "::", "[::]", "ip6-localhost"}
@@ -45,12 +47,16 @@ class Probe:
     from_env: tuple[str, ...] = ()  # the operator's variables that chose it
     note: str | None = None
     set_by: str = ""  # the environment entries the container's shell read it from
+    path: str | None = None  # the file it is written in, when not the compose's own
 
 
 @dataclass(frozen=True)
 class Healthcheck:
     line: int  # the `test:` value
     probes: tuple[Probe, ...]
+    path: str | None = None  # the file it is written in, when not the compose's own
+    shell: bool = True  # CMD-SHELL or a string: /bin/sh -c runs the first word; CMD: none
+    words: tuple[Token, ...] = ()  # the test's words after interpolation, the form left out
 
 
 @dataclass(frozen=True)
@@ -62,6 +68,7 @@ class PortMapping:
     published: tuple[int, int] | None  # first and last host port; None: the engine picks
     target: tuple[int, int]
     protocol: str = "tcp"
+    path: str | None = None  # the file it is written in, when not the compose's own
 
     def target_of(self, port: int) -> int | None:
         """The container port that host port ``port`` reaches through this mapping."""
@@ -77,20 +84,21 @@ class PortMapping:
 def parse_health_and_ports(
     name: str,
     node: MappingNode,
-    lines: list[str],
+    texts: Texts,
     env: Mapping[str, str],
     environment: Mapping[str, EnvEntry],
 ) -> tuple[Healthcheck | None, list[PortMapping]]:
-    """The healthcheck and the port mappings of the service ``name`` (``node``)."""
+    """The healthcheck and the port mappings of the service ``name`` (``node``), its values
+    read from the files ``texts`` holds."""
     names = {n.lower() for n in {name} | _own_names(node, env)}
-    context = _Context(lines, env, environment, names)
+    context = _Context(texts, env, environment, names)
     health = _healthcheck(yamlsrc.get(node, "healthcheck"), context)
     return health, _mappings(yamlsrc.get(node, "ports"), env)
 
 
 @dataclass(frozen=True)
 class _Context:
-    lines: list[str]
+    texts: Texts
     env: Mapping[str, str]
     environment: Mapping[str, EnvEntry]
     names: set[str]  # the service's own host names besides the local ones
@@ -128,13 +136,34 @@ def _healthcheck(node: Node | None, context: _Context) -> Healthcheck | None:
     else:
         return None
     probes = [probe for part in parts for probe in _probes(part, replace(context, shell=shell))]
-    return Healthcheck(yamlsrc.line_of(test), tuple(probes))
+    path = file_of(test)
+    words = tuple(_word(part, context.env) for part in parts)
+    probes_at = tuple(replace(p, path=path) for p in probes)
+    return Healthcheck(yamlsrc.line_of(test), probes_at, path, shell, words)
+
+
+def _word(node: ScalarNode, env: Mapping[str, str]) -> Token:
+    """One word of the test as Compose passes it; a template Compose would refuse is kept
+    unresolved (its port, if any, is what raises)."""
+    line, column = yamlsrc.line_of(node), yamlsrc.column_of(node)
+    word = Token(node.value, node.value, line, column, quoted=node.style in ("'", '"'))
+    try:
+        value = interpolate(node.value, env)
+    except TemplateError as exc:
+        return replace(word, unresolved=(Unresolved(node.value, str(exc)),))
+    return replace(
+        word,
+        text=value.text,
+        variables=value.variables,
+        from_env=value.from_env,
+        unresolved=value.unresolved,
+    )
 
 
 def _probes(node: ScalarNode, context: _Context) -> list[Probe]:
     """The probes written in one scalar, found in its text as written in the file."""
     found = []
-    for line, column, text in _segments(node, context.lines):
+    for line, column, text in _segments(node, context.texts.of(node)):
         for match in URL.finditer(text):
             found.append(_probe(text, match, line, column, context, SCHEMES[match.group(1)]))
         for pattern in (BARE, DEV_TCP):
@@ -250,7 +279,7 @@ def _mappings(node: Node | None, env: Mapping[str, str]) -> list[PortMapping]:
         if isinstance(item, ScalarNode):
             mapping = _short(item, env)
         if mapping is not None:
-            found.append(mapping)
+            found.append(replace(mapping, path=file_of(item)))
     return found
 
 

@@ -25,6 +25,7 @@ CASE_ALIAS = re.compile(
 )
 VARIABLE = re.compile(r"^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$")
 SPEC_CONFIG = "--speculative-config"
+OPERATOR_CHARS = "();<>|&\n"  # what ends a word in sh, besides blanks
 SEPARATORS = {"&&", "||", ";", "|", "&", ";;", "(", ")", "|&", ";&", ";;&"}
 KEYWORDS = {"if", "then", "else", "elif", "while", "until", "do", "!", "{", "}"}
 POSITIONAL = {"$@", "${@}", "$*", "${*}"}
@@ -256,6 +257,34 @@ def _shell_parts(word: Token) -> list[Token]:
     except ValueError:
         return [word]
     return [replace(word, text=part) for part in parts]
+
+
+def shell_words(text: str) -> list[str] | None:
+    """``text`` as sh splits it: quotes removed, each operator (``&&`` ``||`` ``;`` ``|``
+    ``(`` ``>&`` ...) a word of its own and each line end a ``;`` (after ``&&``, ``||`` or
+    ``|`` the command goes on); a ``\\`` continuation joins lines, an unquoted ``#`` that opens
+    a word comments out the rest of its line. None: a quote is left open."""
+    lexer = shlex.shlex(text.replace("\\\n", ""), posix=True, punctuation_chars=OPERATOR_CHARS)
+    lexer.whitespace, lexer.whitespace_split, lexer.commenters = " \t\r", True, ""
+    try:
+        parts = list(lexer)
+    except ValueError:
+        return None
+    words: list[str] = []
+    comment = False
+    for part in parts:
+        if not set(part) <= set(OPERATOR_CHARS):
+            comment = comment or part.startswith("#")
+            words += [] if comment else [part]
+            continue
+        pieces = part.split("\n")
+        if comment and len(pieces) > 1:
+            pieces[0], comment = "", False
+        for index, piece in enumerate([] if comment else pieces):
+            if index and (not words or words[-1] not in ("&&", "||", "|", "|&")):
+                words.append(";")
+            words += [piece] if piece else []
+    return words
 
 
 def _unresolved(word: Token, name: str, note: str) -> Token:

@@ -19,6 +19,7 @@ from . import launch as launches
 from .engines import LLAMACPP, SGLANG, UNKNOWN, VLLM, Knob, Token
 from .interpolate import TemplateError, Value, interpolate
 from .launch import Launch
+from .merge import Texts, file_of
 from .ports import Healthcheck, PortMapping, parse_health_and_ports
 from .script import EnvEntry, Script, ScriptLine
 
@@ -43,6 +44,10 @@ class Service:
     # Which engine runs and why; ``launch.idle``: the command replaces the server (engine
     # UNKNOWN: nothing serves, whatever the image).
     launch: Launch = field(default_factory=lambda: Launch(UNKNOWN, "not read"))
+    path: str | None = None  # the file that defines it, when not the compose's own
+
+    def file(self, compose_path: str) -> str:
+        return self.path or compose_path
 
     def knob(self, name: str) -> Knob | None:
         return self.knobs.get(name)
@@ -62,17 +67,19 @@ def parse_service(
     name: str,
     key: Node,
     node: Node,
-    lines: list[str],
+    texts: Texts,
     env: Mapping[str, str],
     env_files: EnvFileReader | None = None,
 ) -> Service:
+    """A service, its values read from the files ``texts`` holds (a merged one's come from
+    several); each value keeps the file it is written in when that is not the compose."""
     if not isinstance(node, MappingNode):
         raise GuardsError(f"service `{name}` is not a mapping", None, yamlsrc.line_of(node))
     line = yamlsrc.line_of(key)
     from_files = _env_files(yamlsrc.get(node, "env_file"), env, env_files)
     environment = _environment(yamlsrc.get(node, "environment"), env, from_files)
     image = _image(yamlsrc.get(node, "image"), env)
-    launch = _launch(node, lines, env, environment)
+    launch = _launch(node, texts, env, environment)
     engine, script, tokens = launch.engine, launch.script, launch.tokens
     if engine == LLAMACPP:
         from .engines import llamacpp
@@ -88,11 +95,28 @@ def parse_service(
     devices = _devices(node, env)
     if devices:
         knobs["gpus"] = _gpus(devices)
-    health, mappings = parse_health_and_ports(name, node, lines, env, environment)
+    health, mappings = parse_health_and_ports(name, node, texts, env, environment)
+    knobs = {name: _written_in(knob, node) for name, knob in knobs.items()}
     service = Service(name, line, engine, knobs, environment, devices, script, health, mappings)
-    service.launch = launch
+    service.launch, service.path = launch, file_of(key)
     _place(service, node, env, tokens)
     return service
+
+
+def _written_in(knob: Knob, node: MappingNode) -> Knob:
+    """``knob`` with the file its value is written in, found by the key it comes from (a
+    merged service's ``command`` may be the override's and its ``image`` the base's)."""
+    if knob.source == "environment":
+        written = yamlsrc.get(node, "environment")
+        entries = list(written.value) if isinstance(written, SequenceNode) else []
+        entries += [value for _, _, value in yamlsrc.items(written)]
+        found = next((n for n in entries if yamlsrc.line_of(n) == knob.line), None)
+    elif knob.source == "deploy":
+        found = next(iter(_device_nodes(node)), None)
+    else:
+        found = yamlsrc.get(node, knob.source)
+    path = file_of(found)
+    return replace(knob, path=path) if path else knob
 
 
 def _interpolate(text: str, env: Mapping[str, str], line: int, column: int) -> Value:
@@ -184,23 +208,27 @@ def _env_entry(name: str, text: str | None, node: Node, env: Mapping[str, str]) 
 
 
 def _launch(
-    node: Node, lines: list[str], env: Mapping[str, str], environment: dict[str, EnvEntry]
+    node: Node, texts: Texts, env: Mapping[str, str], environment: dict[str, EnvEntry]
 ) -> Launch:
     """Which engine the service runs, with the words it is started with (``launch.py``)."""
     entry_node, command_node = yamlsrc.get(node, "entrypoint"), yamlsrc.get(node, "command")
-    entry = _tokens(entry_node, lines, env, "entrypoint") if entry_node is not None else None
-    command = _tokens(command_node, lines, env)
-    items = {
-        (yamlsrc.line_of(item), yamlsrc.column_of(item)): item
-        for parent in (entry_node, command_node)
+    entry = (
+        _tokens(entry_node, texts.of(entry_node), env, "entrypoint")
+        if entry_node is not None
+        else None
+    )
+    command = _tokens(command_node, texts.of(command_node), env)
+    items = {  # the two may come from two files: told apart by where the word is written
+        (source, yamlsrc.line_of(item), yamlsrc.column_of(item)): item
+        for source, parent in (("entrypoint", entry_node), ("command", command_node))
         if isinstance(parent, SequenceNode)
         for item in parent.value
     }
 
     def script(word: Token) -> Script:
-        body = items.get((word.line, word.column))
+        body = items.get((word.source, word.line, word.column))
         if isinstance(body, ScalarNode):
-            return _script(body, lines, env, environment, word.source)
+            return _script(body, texts.of(body), env, environment, word.source)
         return _word_script(word, environment)
 
     image = yamlsrc.get(node, "image")
@@ -362,12 +390,14 @@ def _shell_words(text: str, line: int) -> list[str]:
 
 
 def _devices(node: Node, env: Mapping[str, str]) -> list[dict[str, Any]]:
+    return [_device_request(item, env) for item in _device_nodes(node)]
+
+
+def _device_nodes(node: Node) -> list[Node]:
     devices_node: Node | None = node
     for key in ("deploy", "resources", "reservations", "devices"):
         devices_node = yamlsrc.get(devices_node, key)
-    if not isinstance(devices_node, SequenceNode):
-        return []
-    return [_device_request(item, env) for item in devices_node.value]
+    return list(devices_node.value) if isinstance(devices_node, SequenceNode) else []
 
 
 def _device_request(item: Node, env: Mapping[str, str]) -> dict[str, Any]:

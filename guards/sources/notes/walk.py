@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..markers import Citation, Marker, find_claim_refs, retraction_marker
+from ..markers import Citation, Marker, find_claim_refs, retraction_marker, withdrawn_citation
 
 _ALERT_TAG = re.compile(r"\s*\[![A-Za-z]+\]\s*$")
 _SPACES = re.compile(r"  +")
@@ -384,10 +384,20 @@ class Walker:
         blocks = [_covered(b, around.at(b.line)) for b in self.blocks]
         around = _Innermost(contexts)
         citations = [
-            Citation(claim_id, line, column, struck or around.at(line) is not None)
+            Citation(
+                claim_id,
+                line,
+                column,
+                struck or around.at(line) is not None or self.withdrawn(line, column),
+            )
             for line, column, claim_id, struck in sorted(self.citations)
         ]
         return Walked(sections, blocks, contexts, citations)
+
+    def withdrawn(self, line: int, column: int) -> bool:
+        """The citation is written as withdrawn (``claim:x (retracted)``, struck)."""
+        raw = self.lines[line - 1] if line <= len(self.lines) else ""
+        return withdrawn_citation(raw, column - 1)
 
     def close_sections(self) -> list[Section]:
         """Give each section its end: the last non-blank line before the next heading of the

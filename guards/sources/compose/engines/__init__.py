@@ -50,6 +50,7 @@ class Knob:
     variables: tuple[str, ...] = ()
     from_env: tuple[str, ...] = ()
     note: str | None = None
+    path: str | None = None  # the file it is written in, when not the compose's own
 
     @property
     def number(self) -> float | None:

@@ -1,0 +1,231 @@
+"""D008 statement-drift: what notes and comments say a service ships is what it ships.
+
+Why: estates say what their composes ship everywhere — a README's ``| Variable | Default |``
+table, an env catalog restated as ``NAME  value`` lines, "X defaults to 4096" in a how-to, a
+``localhost:3000`` next to the service it opens, "Enable NPU by default" over the entry it
+describes — and none of it is re-read when the compose changes. Each statement (read by
+``guards.facts.said``) names a knob (an engine flag, an environment variable, a knob word) and a
+value, and a subject: the service a compose comment sits in, the services that read the
+variable, or the one service a table row or a sentence names (its name, a compose path, a file
+stem, a served model name; ``guards.facts.subjects``). It is compared with every place the
+estate ships that service from — each file that defines it (a base and its overlays), its
+``environment:`` after interpolation with the estate's env files, its ``${NAME:-default}``
+defaults, its engine knobs, its published ports — and is drift only when it agrees with none of
+them. Counts compare within the estate's rounding (``32K`` is 32000 or 32768), on/off words
+and 1/0 alike, KV types by what they name. A subject that names no service, or several, is a
+remark; shell examples (instructions, not statements of what ships), commented-out settings and
+an engine's own default quoted beside the compose's are not compared.
+
+Bad:
+    --- composes/example.yml
+    services:
+      ollama:
+        image: ollama/ollama:0.12.3
+        environment:
+          - OLLAMA_CONTEXT_LENGTH=${OLLAMA_CONTEXT_LENGTH:-16384}
+    --- learnings/ollama.md
+    | Variable | Default | Description |
+    |---|---|---|
+    | `OLLAMA_CONTEXT_LENGTH` | `4096` | context window |
+
+Finds:
+    learnings/ollama.md:3:30: D008 learnings/ollama.md says OLLAMA_CONTEXT_LENGTH defaults to 4096, but composes/example.yml ships 16384 (line 5)
+
+Good:
+    --- composes/example.yml
+    services:
+      ollama:
+        image: ollama/ollama:0.12.3
+        environment:
+          - OLLAMA_CONTEXT_LENGTH=${OLLAMA_CONTEXT_LENGTH:-16384}
+    --- learnings/ollama.md
+    | Variable | Default | Description |
+    |---|---|---|
+    | `OLLAMA_CONTEXT_LENGTH` | `16384` | context window |
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..facts import knobwords
+from ..facts.said import Statement, compose_statements, note_statements
+from ..facts.subjects import Subjects, Target, of_estate
+from ..findings import Finding, Severity
+from ..sources import numbers
+from ..sources.compose.compose import Compose
+from ..sources.compose.engines.kvtypes import same_kv
+from ..sources.notes.notes import Note
+from .base import Context, Rule
+from .options import RuleOptions
+
+ON = {"1", "true", "on", "yes", "enabled", "enable", "y"}
+OFF = {"0", "false", "off", "no", "disabled", "disable", "n"}
+COMPARED = ("table", "block", "sentence", "comment")  # shell examples are instructions
+QUOTES = "'\"`"
+ENGINE_DECIDES = {"", "none", "null", "auto", "default"}  # the compose leaves it to the engine
+
+
+@dataclass(frozen=True)
+class Shipped:
+    """One value the estate ships for a statement's knob, and where."""
+
+    value: str
+    path: str
+    line: int
+    what: str  # "ships" | "publishes"
+
+
+def check(target: Compose | Note, context: Context) -> list[Finding] | None:
+    estate = context.estate
+    known = of_estate(estate, estate.composes)
+    if isinstance(target, Compose):
+        statements = compose_statements(target)
+    else:
+        statements = note_statements(target)
+    statements = [s for s in statements if s.layout in COMPARED]
+    if not statements:
+        return None
+    findings = []
+    for statement in statements:
+        about = _about(statement, known, target if isinstance(target, Compose) else None)
+        if about is None:
+            context.remark(RULE, statement.path, _unresolved(statement))
+            continue
+        shipped = [s for t in about for s in _shipped(statement.knob, t, known)]
+        if shipped and not any(_same(statement, s.value) for s in shipped):
+            findings.append(_finding(statement, shipped[0]))
+    return findings
+
+
+def _about(statement: Statement, known: Subjects, here: Compose | None) -> list[Target] | None:
+    """The definitions of the service a statement is about, or None when it names none."""
+    if statement.subject is None:
+        readers = known.readers(statement.knob) if statement.knob.isupper() else []
+        return readers or None
+    if here is not None:
+        return known.targets.get(statement.subject)
+    if statement.mention:
+        return known.mentioned(statement.subject)
+    return known.resolve(statement.subject)
+
+
+def _shipped(knob: str, target: Target, known: Subjects) -> list[Shipped]:
+    compose, service = target.compose, target.service
+    if knob in ("port", "container_port"):
+        return [
+            Shipped(str(port), _file(compose, p), p.line, "publishes")
+            for p in service.ports
+            for port in _ports(p, knob)
+        ]
+    names = [knob] if knob.isupper() else sorted(_variables(knob))
+    found = []
+    for name in names:
+        entry = service.environment.get(name)
+        resolved = entry is not None and not (entry.interpolated and entry.interpolated.unresolved)
+        if entry is not None and entry.value is not None and resolved:
+            found.append(Shipped(entry.value, _file(compose, entry), entry.line, "ships"))
+        for site in known.defaults(compose).get(name, []):
+            found.append(Shipped(site.value, compose.path, site.line, "ships"))
+    setting = service.knob(knob) if not knob.isupper() else None
+    if setting is not None and setting.value is not None:
+        found.append(Shipped(setting.value, _file(compose, setting), setting.line, "ships"))
+    return [s for s in found if _plain(s.value) not in ENGINE_DECIDES]
+
+
+def _file(compose: Compose, value: object) -> str:
+    """The file a merged value is written in: an overlay's, or the compose's own."""
+    return getattr(value, "path", None) or compose.path
+
+
+def _ports(mapping: object, knob: str) -> list[int]:
+    """A mapping's container port, and for a plain ``port`` its host port too: a local port in
+    prose may be either side (a proxy, a shell inside the network)."""
+    published, target = getattr(mapping, "published", None), getattr(mapping, "target", None)
+    found = [target[0]] if target else []
+    if knob == "port" and published:
+        found.insert(0, published[0])
+    return found
+
+
+def _variables(knob: str) -> frozenset[str]:
+    words = knobwords.vocabulary().get(knob)
+    return words.variables if words is not None else frozenset()
+
+
+def _same(statement: Statement, actual: str) -> bool:
+    """Whether the stated value and a shipped one are the same setting."""
+    said, real = _plain(statement.value), _plain(actual)
+    if said == real:
+        return True
+    if (said in ON or said in OFF) and (real in ON or real in OFF):
+        return (said in ON) == (real in ON)
+    kind = "text" if statement.knob.isupper() else knobwords.kind(statement.knob)
+    if kind == "kv":
+        return same_kv(said, real)
+    said_count, real_count = _count(said), numbers.to_number(real)
+    if said_count is not None and real_count is not None:
+        if said_count.scaled:
+            return numbers.same_count(said_count.value, real_count, binary=True)
+        return said_count.value == real_count
+    return False
+
+
+def _plain(value: str) -> str:
+    return value.strip().strip("`'\"").rstrip("/").lower()
+
+
+def _count(text: str) -> numbers.Count | None:
+    digits, suffix = text.rstrip("km"), text[len(text.rstrip("km")) :]
+    if len(suffix) > 1:
+        return None
+    return numbers.read_count(digits, suffix or None, binary=True)
+
+
+def _finding(statement: Statement, shipped: Shipped) -> Finding:
+    source = "comment" if statement.layout == "comment" else statement.path
+    if statement.knob in ("port", "container_port"):
+        said = f"{source} says {_name(statement)} is on port {statement.value}"
+    elif statement.knob.isupper():
+        said = f"{source} says {statement.knob} defaults to {statement.value}"
+    else:
+        said = f"{source} says {statement.subject} ships {statement.knob} {statement.value}"
+    return RULE.at(
+        statement.path,
+        statement.line,
+        statement.column,
+        f"{said}, but {shipped.path} {shipped.what} {shipped.value.strip(QUOTES)} "
+        f"(line {shipped.line})",
+        knob=statement.knob,
+        hint=f"update the statement, or the value {shipped.path} ships",
+    )
+
+
+def _name(statement: Statement) -> str:
+    if statement.subject is None or statement.mention:
+        return "the service"
+    return statement.subject
+
+
+def _unresolved(statement: Statement) -> str:
+    if statement.subject is None:
+        return (
+            f"line {statement.line}: no compose ships a value for {statement.knob}; "
+            f"{statement.value} not compared"
+        )
+    subject = " ".join(statement.subject.split())[:60]
+    return (
+        f"line {statement.line}: `{subject}` names no single service; "
+        f"{statement.knob} {statement.value} not compared"
+    )
+
+
+RULE: Rule[RuleOptions] = Rule(
+    id="D008",
+    name="statement-drift",
+    family="drift",
+    targets=("compose", "note"),
+    severity=Severity.ERROR,
+    check=check,
+    doc=__doc__,
+)

@@ -1,0 +1,150 @@
+"""The statement readers, one layout at a time: the exact statements each reads from a small
+text, and the look-alikes each leaves alone."""
+
+from guards.facts import knobwords
+from guards.facts.said import Statement, compose_statements, note_statements
+from guards.facts.subjects import subjects
+from guards.sources.compose.compose import parse_compose
+from guards.sources.notes.notes import parse_note
+
+
+def said(text: str, path: str = "docs/n.md") -> list[tuple]:
+    return [
+        (s.subject, s.knob, s.value, s.line, s.column, s.layout)
+        for s in note_statements(parse_note(text, path))
+    ]
+
+
+def test_default_table_reads_one_statement_per_variable_row():
+    text = (
+        "| Variable | Default | Description |\n"
+        "|---|---|---|\n"
+        "| `CTX_LEN` | `4096` | the window |\n"
+        "| `NUM_SLOTS` | — | unset |\n"
+        "| not a variable | 3 | prose |\n"
+    )
+    assert said(text) == [(None, "CTX_LEN", "4096", 3, 16, "table")]
+
+
+def test_knob_table_reads_subject_rows_under_knob_headers():
+    text = (
+        "| Service | Context | Host port | Container port |\n"
+        "|---|---|---|---|\n"
+        "| chat-llm | 32K | 8001 | 8000 |\n"
+    )
+    assert said(text) == [
+        ("chat-llm", "max_model_len", "32K", 3, 14, "table"),
+        ("chat-llm", "port", "8001", 3, 20, "table"),
+        ("chat-llm", "container_port", "8000", 3, 27, "table"),
+    ]
+
+
+def test_listing_block_and_its_maps_to_alias():
+    text = (
+        "```\n"
+        "APP_URL        http://x:1\n"
+        '# Maps to the "ENGINE_CTX" variable of the container\n'
+        "APP_ENGINE_CTX   2048\n"
+        "```\n"
+    )
+    assert said(text) == [
+        (None, "APP_URL", "http://x:1", 2, 16, "block"),
+        (None, "APP_ENGINE_CTX", "2048", 4, 18, "block"),
+        (None, "ENGINE_CTX", "2048", 4, 18, "block"),
+    ]
+
+
+def test_a_single_listing_line_is_not_a_catalog():
+    assert said("```\nAPP_URL   http://x:1\n```\n") == []
+
+
+def test_sentences_state_defaults_and_local_ports():
+    text = "By default `APP_MODEL_NAME` is set to `small-7b`; override it if needed.\nOpen http://localhost:3000/ to use Chat UI.\n"
+    found = note_statements(parse_note(text, "docs/n.md"))
+    assert [(s.knob, s.value, s.line, s.column, s.layout) for s in found] == [
+        ("APP_MODEL_NAME", "small-7b", 1, 40, "sentence"),
+        ("port", "3000", 2, 23, "sentence"),
+    ]
+    assert found[1].mention and "Chat UI" in (found[1].subject or "")
+
+
+def test_an_instruction_to_set_a_variable_is_not_a_default():
+    assert said("Set `APP_MODEL_NAME` to `big-70b` for more accuracy.\n") == []
+
+
+def test_shell_examples_give_engine_flags_in_any_spelling():
+    text = "```sh\nllama-server -m x.gguf -c 8192 -np 2\nvllm serve m --max-model-len=4096\n```\n"
+    assert said(text) == [
+        (None, "max_model_len", "8192", 2, 27, "shell"),
+        (None, "max_num_seqs", "2", 2, 36, "shell"),
+        (None, "max_model_len", "4096", 3, 30, "shell"),
+    ]
+
+
+def test_compose_comments_above_and_under_an_entry():
+    text = (
+        "services:\n"
+        "  app:\n"
+        "    image: x\n"
+        "    environment:\n"
+        "      # Enable the cache by default\n"
+        "      - USE_CACHE=${USE_CACHE:-0}\n"
+        "      - MODE=${MODE:-fast}\n"
+        "        # Impact: picks the kernel; default: fast\n"
+        "      - HOST=0.0.0.0\n"
+        "        # Default is 127.0.0.1 (the engine's own)\n"
+        "      # USE_CACHE=1\n"
+    )
+    found = compose_statements(parse_compose(text, "c.yml"))
+    assert [(s.subject, s.knob, s.value, s.line, s.column) for s in found] == [
+        ("app", "USE_CACHE", "on", 5, 9),
+        ("app", "MODE", "fast", 8, 46),
+    ]
+
+
+def test_compose_comment_on_a_flag_names_its_knob():
+    text = (
+        "services:\n"
+        "  llm:\n"
+        "    image: vllm/vllm-openai:v0.27.1\n"
+        "    command:\n"
+        "      # 32K context\n"
+        "      - --max-model-len=32768\n"
+        "      - --max-num-seqs=4   # the batch: 8 at most\n"
+    )
+    found = compose_statements(parse_compose(text, "c.yml"))
+    assert found == [
+        Statement("llm", "max_model_len", "32K", "c.yml", 5, 9, "comment"),
+    ]
+
+
+def test_vocabulary_has_one_name_for_every_engine_spelling():
+    for flag in ("--max-model-len", "-c", "--ctx-size", "--context-length"):
+        assert knobwords.knob_of_flag(flag) == "max_model_len"
+    for flag in ("--max-num-seqs", "-np", "--max-running-requests"):
+        assert knobwords.knob_of_flag(flag) == "max_num_seqs"
+    assert knobwords.knob_of_flag("--mem-fraction-static") == "gpu_memory_utilization"
+    assert knobwords.knob_of_variable("OLLAMA_CONTEXT_LENGTH") == "max_model_len"
+    assert knobwords.knob_of_variable("OLLAMA_NUM_PARALLEL") == "max_num_seqs"
+    assert knobwords.knob_of_key("num_ctx") == "max_model_len"
+    assert knobwords.knob_of_words("Context length") == "max_model_len"
+    assert knobwords.knob_of_words("Context and KV cache type") is None  # two knobs
+
+
+def test_subjects_resolve_by_name_path_stem_and_served_name():
+    one = parse_compose(
+        "services:\n  chat-ui:\n    image: x\n    ports: ['8080:8080']\n", "stack/ui.yml"
+    )
+    two = parse_compose(
+        "services:\n  llm:\n    image: vllm/vllm-openai:v0.27.1\n"
+        "    command: [--served-model-name, qwen-small]\n",
+        "stack/models/llm.yml",
+    )
+    known = subjects([one, two])
+    assert [t.service.name for t in known.resolve("Chat UI") or []] == ["chat-ui"]
+    assert [t.service.name for t in known.resolve("models/llm.yml") or []] == ["llm"]
+    assert [t.service.name for t in known.resolve("stack/…/llm.yml") or []] == ["llm"]
+    assert [t.service.name for t in known.resolve("qwen-small") or []] == ["llm"]
+    assert known.resolve("nothing-here") is None
+    assert known.mentioned("Open the Chat UI, then ask qwen-small") is None  # two services
+    assert [t.service.name for t in known.mentioned("Open the Chat UI now") or []] == ["chat-ui"]

@@ -222,12 +222,14 @@ class ComposeEnv:
     said: list[str] = field(default_factory=list)
 
     def read_env_file(
-        self, name: str, required: bool, env: Mapping[str, str]
+        self, name: str, required: bool, env: Mapping[str, str], declared_in: str | None = None
     ) -> Mapping[str, str] | None:
-        """A service's ``env_file:`` (relative to the compose's folder); None when it is not
-        there or not the estate's. A required one that is missing is a remark: Compose would
-        refuse to start the service (kept a remark until a rule says so)."""
-        path = self.path.parent / name
+        """A service's ``env_file:``, relative to the folder of the file that declares it (the
+        compose's, or ``declared_in``'s for a service extended from another file); None when
+        it is not there or not the estate's. A required one that is missing is a remark:
+        Compose would refuse to start the service (kept a remark until a rule says so)."""
+        folder = (self.config.root / declared_in).parent if declared_in else self.path.parent
+        path = folder / name
         try:
             shown = shown_path(self.config, check_path(path, name))
         except GuardsError:

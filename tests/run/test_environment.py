@@ -193,6 +193,21 @@ def test_env_file_feeds_the_container_not_interpolation(tmp_path):
     ]
 
 
+def test_an_extended_services_env_file_is_relative_to_the_file_that_declares_it(tmp_path):
+    """Compose resolves the relative paths of a service extended from another file from that
+    file's folder, not from the extending compose's."""
+    app = "services:\n  app:\n    extends:\n      file: base/base.yml\n      service: app\n"
+    base = "services:\n  app:\n    image: alpine\n    env_file: ./extra.env\n"
+    write(
+        tmp_path,
+        {"composes/c.yml": app, "composes/base/base.yml": base, "composes/base/extra.env": "A=1\n"},
+    )
+    estate = load_estate(Config(root=tmp_path, composes=("composes/c.yml",)))
+    service = estate.composes[0].services[0]
+    assert {n: e.value for n, e in service.environment.items()} == {"A": "1"}
+    assert not [r for r in estate.remarks if "does not exist" in r]
+
+
 def test_a_missing_required_env_file_is_a_remark(tmp_path):
     write(tmp_path, {"composes/c.yml": ENV_FILE_COMPOSE.replace("local.env", "runtime.env")})
     estate = load_estate(Config(root=tmp_path, composes=("composes/*.yml",)))

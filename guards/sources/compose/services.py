@@ -60,7 +60,8 @@ class Service:
 # Reads a service's ``env_file:`` for the parser, which opens no file: the name as the compose
 # gives it (interpolated, relative to the compose's folder), whether it is required, and the
 # interpolation env its references may use; its variables, or None when it is not read.
-EnvFileReader = Callable[[str, bool, Mapping[str, str]], Mapping[str, str] | None]
+# (name, required, env, the file that declares it when not the compose itself) -> variables
+EnvFileReader = Callable[[str, bool, Mapping[str, str], str | None], Mapping[str, str] | None]
 
 
 def parse_service(
@@ -167,7 +168,8 @@ def _env_files(
         if not file or path.tag.endswith("null"):
             continue
         line = yamlsrc.line_of(item)
-        for name, value in (read(file, required, env) or {}).items():
+        # a service extended from another file keeps that file's relative paths (Compose)
+        for name, value in (read(file, required, env, file_of(item)) or {}).items():
             entries[name] = EnvEntry(name, value, line, Value(value))
     return entries
 

@@ -103,17 +103,23 @@ class Hang(BaseException):
 
 
 @contextlib.contextmanager
-def time_limit(seconds: float) -> Iterator[None]:
-    def alarm(signum, frame):
-        raise Hang(f"still running after {seconds:g} s")
+def time_limit(seconds: float, cpu: bool = False) -> Iterator[None]:
+    """Raise Hang after ``seconds`` of wall clock, or of this process's CPU time (``cpu``: a
+    limit a loaded machine cannot trip; a loop that never ends still spends CPU)."""
 
-    previous = signal.signal(signal.SIGALRM, alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    def alarm(signum, frame):
+        raise Hang(f"still running after {seconds:g} s{' of CPU time' if cpu else ''}")
+
+    timer, signum = (
+        (signal.ITIMER_PROF, signal.SIGPROF) if cpu else (signal.ITIMER_REAL, signal.SIGALRM)
+    )
+    previous = signal.signal(signum, alarm)
+    signal.setitimer(timer, seconds)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.setitimer(timer, 0)
+        signal.signal(signum, previous)
 
 
 # --- crashes --------------------------------------------------------------------------------
@@ -172,8 +178,9 @@ def tree_digest(root: Path) -> dict[str, str]:
     }
 
 
-def run_in_process(args: tuple[str, ...], cwd: Path, limit: float) -> Outcome:
-    """The console entry point in this process, as a user would run it from ``cwd``."""
+def run_in_process(args: tuple[str, ...], cwd: Path, limit: float, cpu: bool = False) -> Outcome:
+    """The console entry point in this process, as a user would run it from ``cwd``; stopped
+    after ``limit`` seconds (of CPU time with ``cpu``)."""
     from guards.cli import main
 
     out, err = io.StringIO(), io.StringIO()
@@ -182,7 +189,7 @@ def run_in_process(args: tuple[str, ...], cwd: Path, limit: float) -> Outcome:
     start = time.perf_counter()
     try:
         with (
-            time_limit(limit),
+            time_limit(limit, cpu),
             contextlib.chdir(cwd),
             contextlib.redirect_stdout(out),
             contextlib.redirect_stderr(err),

@@ -88,64 +88,149 @@ def fix(
     adopt: bool = ADOPT,
     force: bool = ADOPT_FORCE,
 ) -> None:
-    """Replace each stale copy of a withdrawn claim in a compose (C001) with a claim region;
-    or, with --adopt-profile, each hand-written profile block with a profile region."""
+    """Mark each citation of a withdrawn claim written as current (C002) as withdrawn, then
+    replace each stale copy of one (C001) with a claim region; or, with --adopt-profile, each
+    hand-written profile block with a profile region."""
     root = estate_root(root, config, paths)
     if adopt:
         _adopt_profiles(root, config, paths, diff, force)
-    from ..facts.regions import unified_diff
     from ..rules import stale_claim
     from ..run.suite import run
     from ..write.fix import targets
 
-    estate = load(load_settings(root, config), paths)
-    failed = bool(estate.errors)
+    settings = load_settings(root, config)
+    estate = load(settings, paths)
+    marks = _mark_citations(estate, diff)
+    if marks.marked and not diff:
+        estate = load(settings, paths)  # the copies are found in the text as marked
+    failed = bool(estate.errors) or marks.failed
     replaced = left = 0
     for target in targets(estate, run(estate, [stale_claim.RULE]).findings):
-        path, found = target.path, target.copies
-        if target.compose is None:
-            for copy in found:
-                echo(f"left: {path}:{copy.line}: stale copy of {copy.claim} in a note")
-            left += len(found)
-            continue
         try:
-            done, rewritten = _fix_one(estate, target.compose, found, "diff" if diff else "write")
-            if diff:
-                echo(unified_diff(path, rewritten.source.raw, rewritten.after), nl=False)
+            done = _fix_target(estate, target, diff)
         except GuardsError as exc:
             echo_error(exc)
             failed = True
             continue
-        for copy in done.replaced:
-            echo(f"{path}:{copy.line}: stale copy of {copy.claim} -> guards:claim region")
-        for copy, why in done.left:
-            echo(f"left: {path}:{copy.line}: stale copy of {copy.claim} ({why})")
         replaced += len(done.replaced)
         left += len(done.left)
     verb = "would replace" if diff else "replaced"
-    echo(f"guards fix: {verb} {replaced} stale cop{'y' if replaced == 1 else 'ies'}, {left} left")
+    counted = f"{verb} {replaced} stale cop{'y' if replaced == 1 else 'ies'}"
+    if marks.marked:
+        counted += f", {'would mark' if diff else 'marked'} {marks.marked} citation"
+        counted += "s" if marks.marked != 1 else ""
+    left += marks.left
+    echo(f"guards fix: {counted}, {left} left")
     raise typer.Exit(2 if failed else 1 if left else 0)
 
 
-def _fix_one(estate, compose, copies, mode):
-    """One compose's stale copies replaced (in ``mode``): what was done, and the file."""
+def _fix_target(estate, target, diff: bool):
+    """One file's stale copies replaced (or shown), each said; the copies left with the edit a
+    person can make."""
+    from ..facts.regions import unified_diff
+
+    path = target.path
+    done, rewritten = _fix_one(estate, target, "diff" if diff else "write")
+    if diff:
+        echo(unified_diff(path, rewritten.source.raw, rewritten.after), nl=False)
+    for copy in done.replaced:
+        echo(f"{path}:{copy.line}: stale copy of {copy.claim} -> guards:claim region")
+    for copy, why in done.left:
+        echo(f"left: {path}:{copy.line}: stale copy of {copy.claim} ({why})")
+        if copy in done.proposals:
+            echo(done.proposals[copy].say(path), nl=False)
+    return done
+
+
+def _fix_one(estate, target, mode):
+    """One file's stale copies replaced (in ``mode``): what was done, and the file."""
     from ..write.fix import fix_stale_copies
     from ..write.rewrite import rewrite
 
     fixed = []
+    shown = target.path
 
     def edits(source):
         templates = estate.config.templates_path
-        fixed.append(
-            fix_stale_copies(
-                source.text, compose.path, copies, estate.registry, templates, estate.root
-            )
+        note = target.compose is None
+        found = fix_stale_copies(
+            source.text, shown, target.copies, estate.registry, templates, estate.root, note
         )
-        return fixed[-1].edits
+        fixed.append(found)
+        return found.edits
 
-    path = estate.root / compose.path
-    rewritten = rewrite(path, compose.path, compose.text, edits, mode, estate.config.max_bytes)
+    text = target.compose.text if target.compose is not None else target.note.text
+    path = estate.root / shown
+    rewritten = rewrite(path, shown, text, edits, mode, estate.config.max_bytes)
     return fixed[-1], rewritten
+
+
+class _Marks:
+    """What marking the citations did: counts, and whether a file could not be read."""
+
+    marked = left = 0
+    failed = False
+
+
+def _mark_citations(estate, diff: bool) -> _Marks:
+    """Every C002 citation of a withdrawn claim written as current, marked as withdrawn in
+    place (``--diff``: shown); the ones left are said with the edit a person can make."""
+    from ..rules import registry_drift
+
+    counts = _Marks()
+    cited: dict[str, set[tuple[int, int]]] = {}
+    for finding in run_rule(estate, registry_drift.RULE):
+        if finding.message.startswith("cites claim"):
+            cited.setdefault(finding.path, set()).add((finding.line, finding.column))
+    for target in [*estate.composes, *estate.notes]:
+        where = cited.get(target.path)
+        if not where:
+            continue
+        citations = [c for c in target.citations if (c.line, c.column) in where]
+        try:
+            done = _mark_one(estate, target, citations, diff)
+        except GuardsError as exc:
+            echo_error(exc)
+            counts.failed = True
+            continue
+        for citation in done.marked:
+            column = f"{citation.line}:{citation.column}"
+            echo(f"{target.path}:{column}: claim:{citation.claim_id} -> cited as withdrawn")
+        for item in done.left:
+            edit = f"; edit by hand: {item.edit}" if item.edit else ""
+            echo(
+                f"left: {target.path}:{item.line}:{item.column}: citation of withdrawn claim "
+                f"{item.claim} ({item.why}){edit}"
+            )
+        counts.marked += len(done.marked)
+        counts.left += len(done.left)
+    return counts
+
+
+def _mark_one(estate, target, citations, diff: bool):
+    """One file's citations marked through the rewrite loop (``--diff``: the diff printed)."""
+    from ..facts.regions import unified_diff
+    from ..write.marks import Marked, mark_citations
+    from ..write.rewrite import Mode, rewrite
+
+    done: list[Marked] = []
+
+    def edits(source):
+        done.append(mark_citations(target, source.text, citations, estate.registry))
+        return done[-1].edits or None
+
+    mode: Mode = "diff" if diff else "write"
+    path = estate.root / target.path
+    rewritten = rewrite(path, target.path, target.text, edits, mode, estate.config.max_bytes)
+    if diff and rewritten.changed:
+        echo(unified_diff(target.path, rewritten.source.raw, rewritten.after), nl=False)
+    return done[-1]
+
+
+def run_rule(estate, rule):
+    from ..run.suite import run
+
+    return run(estate, [rule]).findings
 
 
 def _adopt_profiles(

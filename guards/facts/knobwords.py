@@ -28,7 +28,7 @@ class KnobWords:
     variables: frozenset[str]  # environment variables that set it
     keys: frozenset[str]  # config and Modelfile keys
     words: tuple[str, ...]  # how prose names it, longest first
-    kind: str = "count"  # how values compare: count | fraction | kv | text
+    kind: str = "count"  # how values compare: count | fraction | kv | ids | text
 
 
 # What no dialect table holds: other engines' flags, env variables, keys, prose words.
@@ -75,7 +75,8 @@ EXTRA: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[
         ("tensor parallel size", "tensor parallel", "tensor-parallel"),
         "count",
     ),
-    "gpus": ((), (), ("count",), ("gpu count", "gpus"), "count"),
+    "gpus": ((), (), ("count",), ("gpu count", "number of gpus", "gpus"), "count"),
+    "gpu_ids": ((), (), ("device_ids",), ("gpu ids", "gpu id", "gpu index"), "ids"),
     "drafter_method": ((), (), ("method",), ("drafter method", "speculative method"), "text"),
     "drafter_depth": (
         ("--num-speculative-tokens",),
@@ -168,6 +169,6 @@ def _word_knob(word: str) -> str | None:
 
 
 def kind(name: str) -> str:
-    """How values of the knob compare: count, fraction, kv or text."""
+    """How values of the knob compare: count, fraction, kv, ids (a set of card ids) or text."""
     words = vocabulary().get(name)
     return words.kind if words is not None else "text"

@@ -16,11 +16,19 @@ what ships (rule D008) are decided later. One reader per layout, each for one cl
   the entry a statement about that variable too;
 - :func:`sentences`: prose naming a variable and its default (``X defaults to 4096``, ``X is
   set to Y``, ``X (default: Y)``), and a ``localhost:PORT`` beside the service it opens;
-- :func:`shell`: shell examples passing engine flags (an instruction, not a statement of what
-  ships: D008 reads them but does not compare them);
+- :func:`shell`: shell examples passing engine flags, and ``export NAME=value`` lines (an
+  instruction, not a statement of what ships: D008 compares no value with them, but applies a
+  section's exports to the composes to see what the operator who follows them gets);
+- :func:`gpu_sentences`: the GPUs a sentence gives one service: ``GPU 0: embedder; GPU 1:
+  chat-llm`` (card ids per service), ``chat-llm requires 2 GPUs``, ``TP2``, ``tensor parallel
+  2``; a count of cards of a model (``3 x H100``) is a deployment's, about no one service;
 - :func:`compose_comments`: in a compose, the comment lines above or under an ``environment:``
   entry that say what it defaults to (``Enable X by default``, ``default: 1``), and a comment
-  on or just above a flag that names the flag's knob and a count (``# 32K context``).
+  on or just above a flag that names the flag's knob and a count (``# 32K context``);
+- :func:`name_figure`: a count with a unit suffix in a file's name (``llama3_48k.Modelfile``,
+  ``qwen-32k.yml``): the context length the file sets (a Modelfile's ``num_ctx``, a service's
+  ``--max-model-len``), unless the model the file names carries the same figure (a
+  ``phi3-128k`` model served with a shorter context says nothing about the file's setting).
 
 Commented-out settings (``# OLLAMA_NUM_PARALLEL=4``) are not statements: a comment that is a
 setting is advice, not a claim about the shipped value.
@@ -28,18 +36,21 @@ setting is advice, not a claim about the shipped value.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..sources.compose.compose import Compose
 from ..sources.compose.services import Service
+from ..sources.modelfile import Modelfile
 from ..sources.notes.notes import Block, Note
-from .knobwords import knob_of_flag, knob_of_words
+from .knobwords import knob_of_flag, knob_of_key, knob_of_words
 
 VAR = r"[A-Z][A-Z0-9]*_[A-Z0-9_]+"
 VARIABLE = re.compile(rf"^{VAR}$")
 VALUE = r"[^\s`'\"*|,;()]+"
+NAME_HEADER = re.compile(r"^(?:container(?:\s+name)?|service(?:\s+name)?|model|name)$", re.I)
 DEFAULT_HEADER = re.compile(r"^(?:default(?:\s+value)?|value)$", re.IGNORECASE)
 PLACEHOLDER = re.compile(r"^(?:[-—–]+|n/?a|none|unset|empty|\(.*\)|<.*>|\.\.\.|…)$", re.I)
 LISTING = re.compile(rf"^(?P<name>{VAR})[ \t]{{2,}}(?P<value>\S+)\s*$")
@@ -66,7 +77,27 @@ COMMENT_DEFAULT = re.compile(
 )
 SETTING = re.compile(rf"^\s*(?:-\s*)?(?:export\s+)?{VAR}\s*[=:]|^\s*-{{1,2}}[a-z]", re.I)
 RULER = re.compile(r"^[\s#]*[-=─━*_~]{3,}")
+EXPORT = re.compile(rf"^\s*export\s+(?P<var>{VAR})=(?P<value>[^\s;&|]*)")
+GPU_IDS = re.compile(
+    r"\bGPUs?\s+(?P<value>\d{1,3}(?:\s*(?:,|and|&)\s*\d{1,3})*)\s*(?::|\bfor\b|->|→|=)\s*"
+    r"(?P<subject>[^;,.()]+)",
+    re.IGNORECASE,
+)
+GPU_COUNT = (
+    re.compile(
+        r"\b(?:requires?|needs?|uses?|runs\s+on|reserves?)\s+(?P<value>\d{1,3})\s+GPUs?\b", re.I
+    ),
+    re.compile(r"(?<![\w-])(?P<value>\d{1,3})\s+GPUs?\s+(?:are\s+)?(?:required|needed)\b", re.I),
+)
+TENSOR_PARALLEL = (
+    re.compile(r"(?<![\w-])TP\s?(?P<value>\d{1,3})(?![\w.])"),
+    re.compile(
+        r"\btensor[- ]parallel(?:ism)?(?:\s+size)?(?:\s+of|\s*[=:])?\s+(?P<value>\d{1,3})\b", re.I
+    ),
+)
 COUNT = re.compile(r"(?<![\w.])(?P<value>\d[\d,]*(?:\.\d+)?\s*[KkM]?)(?![\w.])")
+NAME_FIGURE = re.compile(r"(?<![^_.-])(?P<value>\d+[kKmM])(?![^_.-])")
+NAME_KNOB = "max_model_len"  # what a bare ``48k`` in a file name counts
 
 
 @dataclass(frozen=True)
@@ -77,8 +108,10 @@ class Statement:
     path: str
     line: int
     column: int  # 1-based, at the value
-    layout: str  # table | block | sentence | shell | comment
+    layout: str  # table | block | sentence | shell | comment | name
     mention: bool = False  # ``subject`` is a passage to find one name in, not a name
+    names: tuple[str, ...] = ()  # other names of the subject (a table's container column)
+    section: int = -1  # in a note, the index of its section (-1: before the first heading)
 
 
 def note_statements(note: Note) -> list[Statement]:
@@ -88,11 +121,14 @@ def note_statements(note: Note) -> list[Statement]:
         if block.retraction is not None or block.quoted:
             continue
         if block.kind == "table":
-            found += tables(note, block)
+            said = tables(note, block)
         elif block.kind == "code":
-            found += blocks(note, block) + shell(note, block)
+            said = blocks(note, block) + shell(note, block)
         elif block.kind == "paragraph":
-            found += sentences(note, block)
+            said = sentences(note, block) + gpu_sentences(note, block)
+        else:
+            continue
+        found += [replace(s, section=block.section) for s in said]
     return found
 
 
@@ -116,7 +152,11 @@ def tables(note: Note, block: Block) -> list[Statement]:
         if defaults and VARIABLE.match(first):
             found += [_cell(note, line, first, None, cells[i], i) for i in defaults[:1]]
         elif not defaults and not VARIABLE.match(first):
-            found += [_cell(note, line, k, first, cells[i], i) for i, k in knobs.items() if k]
+            names = tuple(
+                c.strip("`*") for i, c in enumerate(cells) if i and NAME_HEADER.match(header[i])
+            )
+            row = [_cell(note, line, k, first, cells[i], i) for i, k in knobs.items() if k]
+            found += [replace(s, names=names) if s is not None and names else s for s in row]
     return [s for s in found if s is not None]
 
 
@@ -189,12 +229,28 @@ def _maps_to(texts: dict[int, str], line: int) -> str | None:
 
 
 def shell(note: Note, block: Block) -> list[Statement]:
-    """Engine flags with their values in a shell example (``--max-model-len 32768``)."""
+    """Engine flags with their values in a shell example (``--max-model-len 32768``), and the
+    variables it exports (``export GPU_ID=1,2``: the variable as knob)."""
     found = []
     for line, text in block.line_texts:
         if text.lstrip().startswith("#"):
             continue
         raw = note.lines[line - 1]
+        export = EXPORT.match(raw)
+        if export is not None:
+            value = export.group("value").strip("'\"")
+            column = export.start("value") + 1
+            found.append(
+                Statement(
+                    str(block.section),
+                    export.group("var"),
+                    value,
+                    note.path,
+                    line,
+                    column,
+                    "export",
+                )
+            )
         for match in FLAG_VALUE.finditer(raw):
             knob = knob_of_flag(match.group("flag"))
             if knob is not None:
@@ -239,6 +295,30 @@ def sentences(note: Note, block: Block) -> list[Statement]:
     return found
 
 
+def gpu_sentences(note: Note, block: Block) -> list[Statement]:
+    """The cards a sentence gives a service (``GPU 1: chat-llm``: ids, the subject after the
+    colon), and a count of GPUs or a tensor-parallel size (``requires 2 GPUs``, ``TP2``)
+    about the one service the sentence names (a mention: the sentence is the subject)."""
+    found = []
+    for line, _ in block.line_texts:
+        raw = note.lines[line - 1]
+        for match in GPU_IDS.finditer(raw):
+            ids = ",".join(re.findall(r"\d+", match.group("value")))
+            subject = match.group("subject").strip(" *`'\"")
+            column = match.start("value") + 1
+            found.append(Statement(subject, "gpu_ids", ids, note.path, line, column, "sentence"))
+        for knob, patterns in (("gpus", GPU_COUNT), ("tensor_parallel_size", TENSOR_PARALLEL)):
+            for pattern in patterns:
+                for match in pattern.finditer(raw):
+                    passage = _sentence_at(block, line, match.group(0))
+                    column = match.start("value") + 1
+                    value = match.group("value")
+                    found.append(
+                        Statement(passage, knob, value, note.path, line, column, "sentence", True)
+                    )
+    return found
+
+
 def _sentence_at(block: Block, line: int, text: str) -> str:
     """The sentence of ``block`` holding ``text`` written on ``line`` (a sentence may run over
     several lines)."""
@@ -260,7 +340,7 @@ def compose_statements(compose: Compose) -> list[Statement]:
     for service in compose.shipped:
         found += _entry_comments(compose, service)
         found += _flag_comments(compose, service)
-    return found
+    return found + _name_statements(compose)
 
 
 def _entry_comments(compose: Compose, service: Service) -> list[Statement]:
@@ -351,3 +431,51 @@ def _flag_comments(compose: Compose, service: Service) -> list[Statement]:
             )
             break
     return found
+
+
+# --- file names ------------------------------------------------------------------------------
+
+
+def name_figure(path: str, model: str) -> str | None:
+    """The one count with a unit suffix a file's stem carries (``48k`` of
+    ``llama3.1_q6k_48k.Modelfile``), or None: none, several, or one the ``model`` the file
+    serves carries too (then the figure names the model, not a setting)."""
+    stem = posixpath.basename(path).rsplit(".", 1)[0]
+    figures = [m.group("value") for m in NAME_FIGURE.finditer(stem)]
+    if len(figures) != 1 or _carries(model, figures[0]):
+        return None
+    return figures[0]
+
+
+def _carries(text: str, figure: str) -> bool:
+    return (
+        re.search(rf"(?<![a-z0-9]){re.escape(figure.lower())}(?![a-z0-9])", text.lower())
+        is not None
+    )
+
+
+def modelfile_statements(modelfile: Modelfile) -> list[Statement]:
+    """What a Modelfile's name says of the context it sets, placed at the ``PARAMETER`` line
+    that sets it (the last one: Ollama keeps the last value)."""
+    figure = name_figure(modelfile.path, modelfile.base or "")
+    setting = [p for p in modelfile.parameters if knob_of_key(p.key) == NAME_KNOB]
+    if figure is None or not setting:
+        return []
+    at = setting[-1]
+    return [Statement(None, NAME_KNOB, figure, modelfile.path, at.line, at.column, "name")]
+
+
+def _name_statements(compose: Compose) -> list[Statement]:
+    """What a compose's name says of the context its one server sets (``qwen-32k.yml`` over
+    ``--max-model-len``), at the flag; nothing when several services set it."""
+    setting = [s for s in compose.shipped if (k := s.knob(NAME_KNOB)) and k.flag is not None]
+    if len(setting) != 1:
+        return []
+    service = setting[0]
+    models = " ".join(service.value(k) or "" for k in ("model", "served_model_name", "image"))
+    figure = name_figure(compose.path, models)
+    knob = service.knob(NAME_KNOB)
+    if figure is None or knob is None:
+        return []
+    column = knob.column
+    return [Statement(service.name, NAME_KNOB, figure, compose.path, knob.line, column, "name")]

@@ -1,8 +1,8 @@
 """Who a statement is about, resolved the way a maintainer reads it.
 
 A subject is named by a compose's path (whole, without its extension, or elided with ``…``), its
-file stem, a service name, a served model name (``--served-model-name``, ``--alias``) or a
-profile. Names are compared in a loose spelling (case, spaces and punctuation dropped: "Open
+file stem, a service name, its ``container_name``, a served model name (``--served-model-name``,
+``--alias``) or a profile. Names are compared in a loose spelling (case, spaces and punctuation dropped: "Open
 WebUI" is ``open-webui``). A name resolves to one service, which may be written in several
 files: Compose merges the files that define a service by its name (a base and its overlays), so
 every definition of it is a place it is shipped from. A name that fits two different services
@@ -117,6 +117,8 @@ def subjects(composes: Iterable[Compose]) -> Subjects:
 
 def _names(service: Service, stem: str, alone: bool) -> set[str]:
     names = {loose(service.name), *(loose(p) for p in service.profiles)}
+    if service.container_name:
+        names.add(loose(service.container_name))
     served = service.value("served_model_name")
     if served:
         names.add(loose(served))

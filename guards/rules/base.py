@@ -33,7 +33,7 @@ class Rule(Generic[OptionsT]):
     id: str
     name: str
     family: str  # "schema" | "claims" | "knobs" | "drift" | "regions" | "suppressions"
-    targets: tuple[str, ...]  # any of "compose", "note", "claim", "config"
+    targets: tuple[str, ...]  # any of "compose", "note", "claim", "config", "modelfile"
     severity: Severity
     check: Callable[[Any, Context], Iterable[Finding] | None]
     doc: str  # "ID name: one line" alone on its first line, then Why / Bad / Finds / Good

@@ -3,17 +3,26 @@
 Why: estates keep a catalog of profiles — one entry per compose with its path and the settings
 it ships — that launchers, dashboards and tables read instead of the compose. When a compose
 changes and its entry does not, they start or advertise a profile that no longer exists.
-Option ``catalogs`` names the catalog files (YAML, TOML or JSON, relative to the root);
-``entries`` is the dotted key of the entries in each (a mapping of id to entry, or a list),
-``compose-key`` the entry field holding the compose's path, and ``fields`` maps each catalog
-field to what it states: a knob (``max_model_len``, ``gpu_memory_utilization``,
-``kv_cache_dtype``, ``max_num_seqs``, ``tensor_parallel_size``, ``pipeline_parallel_size``,
-``drafter_depth``, ``port`` — the port the engine listens on, …) or ``status`` (the header's
-Status). Numbers compare as numbers (``0.9`` = ``"0.90"``), KV types as the engine means them
-(vLLM ``fp8`` is ``fp8_e4m3``, ``auto`` follows ``--dtype``), statuses by name or emoji; each
-disagreement is reported at the knob (or the Status field) with the catalog file and line,
-against the compose as shipped. A compose without an entry is not checked. An entry naming a
-compose that is not checked, and a field whose knob the compose does not set or resolve, are
+Option ``catalogs`` names the catalog files (YAML, TOML or JSON, relative to the root; a glob
+names one file per compose, a file without ``entries`` being one entry); ``entries`` is the
+dotted key of the entries (a mapping of id to entry, or a list). An entry is joined to a compose
+by its ``compose-key`` field (the path), else to a service by its ``service-key`` field (the
+service's name, ``container_name`` or served model name), else, in a glob's file, by the file's
+stem (a compose's or a service's); in a compose of several services, an entry whose id or
+service names one compares that one. ``fields`` maps each catalog field (a dotted path) to what
+it states: a knob (``max_model_len``, ``gpu_memory_utilization``, ``kv_cache_dtype``,
+``max_num_seqs``, ``tensor_parallel_size``, ``drafter_depth``, ``port`` — the port the engine
+listens on, …), a flag that sets one (``--ctx-size``) or ``status`` (the header's Status);
+unset, fields named like those knobs in any case style (``maxModelLen``, ``Max-Num-Seqs``) or
+by another engine's key (``context_length``) are compared. ``args`` names fields holding engine
+flags (``args: {"--max-model-len": 32768}``, ``extra_args: ["--ctx-size 32768"]``), each compared
+as the knob the dialect reads it as (other flags are remarks). Numbers compare as numbers
+(``0.9`` = ``"0.90"``, ``32K`` = 32768 or 32000), KV types as the engine means them (vLLM
+``fp8`` is ``fp8_e4m3``, ``auto`` follows ``--dtype``; one KV field against llama.cpp's K and V
+set to different types states the K type, unless the entry maps both), statuses by name or
+emoji; each disagreement is reported at the knob (or the Status field) with the catalog file and
+line, against the compose as shipped. A compose without an entry is not checked. An entry that
+joins no compose checked, and a field whose knob the compose does not set or resolve, are
 remarks. A malformed catalog stops the run. The example maps a catalog shaped
 ``entries: {id: {compose_path, max_ctx, mem_util, kv_format, max_num_seqs, tp, status}}`` in its
 ``guards.toml``.
@@ -89,20 +98,27 @@ Good:
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 from pydantic import Field, PrivateAttr, field_validator
 
+from ..facts.knobwords import knob_of_flag, knob_of_key
 from ..facts.statements import effective_kv
+from ..facts.subjects import loose
 from ..findings import Finding, Severity
 from ..sources import yamlsrc
 from ..sources.catalog import (
+    GLOB,
     KV_TYPES,
     NUMBERS,
     STATUS,
     Entry,
     Layout,
     Spot,
+    matching,
+    number_readings,
     read_catalog,
     status_name,
 )
@@ -122,23 +138,55 @@ DEFAULT_FIELDS = (
     *("max_model_len", "gpu_memory_utilization", "kv_cache_dtype", "max_num_seqs"),
     *("tensor_parallel_size", "pipeline_parallel_size", "drafter_depth", STATUS),
 )
+NAMED = frozenset(DEFAULT_FIELDS) | {"cache_type_k", "cache_type_v", "max_num_batched_tokens"}
 SUFFIXES = (".yaml", ".yml", ".toml", ".json")
+KV_PAIR = {"cache_type_k", "cache_type_v"}
+WORD_BREAK = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
+def snake(name: str) -> str:
+    """A field name in snake case: ``maxModelLen``, ``max-model-len``, ``Max Model Len``."""
+    return re.sub(r"[\s.-]+", "_", WORD_BREAK.sub("_", name.strip())).lower()
+
+
+def named_target(name: str) -> str | None:
+    """What a catalog field states when the estate maps none: a knob its name spells in any
+    case style (or as the flag that sets it, or a key another engine uses), or the status."""
+    if name.startswith("-"):
+        knob = knob_of_flag(name)
+        return knob if knob in NAMED else None
+    key = snake(name)
+    if key in NAMED:
+        return key
+    knob = knob_of_key(key) or knob_of_flag("--" + key.replace("_", "-"))
+    return knob if knob in NAMED else None
+
+
+def flag_knob(flag: str) -> str | None:
+    """The knob an engine flag sets, when some dialect reads it as one."""
+    knob = knob_of_flag(flag)
+    if knob is None:
+        tables = (vllm.FLAGS, llamacpp.FLAGS, sglang.FLAGS)
+        knob = next((t[flag] for t in tables if flag in t), None)
+    return knob if knob in KNOBS else None
 
 
 def check(compose: Compose, context: Context) -> list[Finding] | None:
     options = context.options(RULE)
-    if context.estate.composes and compose is context.estate.composes[0]:
-        _remark_strays(context, options)
-    entries = options.entries_for(compose.path)
-    if not entries:
-        return None
+    joined = _joins(context, options)
     findings, compared = [], 0
-    for entry in entries:
-        for field, target in options.fields.items():
-            given = entry.fields.get(field)
-            if given is None:
-                continue
-            outcome = (_status if target == STATUS else _knob)(compose, target, given, entry, field)
+    for entry, service in joined.get(compose.path, []):
+        for flag, line in entry.unread:
+            where = f"{entry.source}:{line}: {flag} (entry {entry.name})"
+            context.remark(
+                RULE, compose.path, f"{where} not compared: no engine reads it as a knob"
+            )
+        for field, given in entry.fields.items():
+            target = entry.targets[field]
+            if target == STATUS:
+                outcome = _status(compose, given, entry, field)
+            else:
+                outcome = _knob(compose, service, target, given, entry, field)
             if isinstance(outcome, str):
                 where = f"{entry.source}:{given.line}: {field} (entry {entry.name})"
                 context.remark(RULE, compose.path, f"{where} not compared: {outcome}")
@@ -148,26 +196,99 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
     return findings if compared else None  # nothing compared: the check does not apply
 
 
-def _remark_strays(context: Context, options: Options) -> None:
-    """Once per run: the entries that name no compose of the run."""
-    checked = {c.path for c in context.estate.composes}
+# --- joins: an entry -> a compose and the service it describes ------------------------------
+
+Joined = dict[str, list[tuple[Entry, "Service | str | None"]]]
+_LAST: list[tuple[object, object, Joined]] = []
+
+
+def _joins(context: Context, options: Options) -> Joined:
+    """Each compose's entries with the service each describes (a string: why none), built
+    once per run; the entries that join nothing are remarked then."""
+    if _LAST and _LAST[0][0] is context.estate and _LAST[0][1] is options:
+        return _LAST[0][2]
+    composes = {c.path: c for c in context.estate.composes}
+    joined: Joined = {}
     for entry in options.catalog_entries:
-        if entry.compose not in checked:
-            context.remark(
-                RULE,
-                f"{entry.source}:{entry.line}",
-                f"entry {entry.name} names {entry.compose}, which is not among the composes "
-                "checked",
-            )
+        found = _join(entry, composes)
+        if isinstance(found, str):
+            context.remark(RULE, f"{entry.source}:{entry.line}", f"entry {entry.name} {found}")
+            continue
+        compose, service = found
+        joined.setdefault(compose.path, []).append((entry, service))
+    _LAST[:] = [(context.estate, options, joined)]
+    return joined
+
+
+def _join(entry: Entry, composes: dict[str, Compose]) -> tuple[Compose, Service | str | None] | str:
+    """The compose an entry describes and its service, or why it joins none."""
+    if entry.compose is not None:
+        compose = composes.get(entry.compose)
+        if compose is None:
+            return f"names {entry.compose}, which is not among the composes checked"
+        named = entry.service or entry.name
+        service = _named_in(compose, named)
+        if service is None and entry.service is not None:
+            return f"names service {entry.service}, which {entry.compose} does not run"
+        return compose, service
+    name = entry.service or entry.stem or ""
+    if entry.service is None:
+        stems = [c for p, c in composes.items() if p.rsplit("/", 1)[-1].rsplit(".", 1)[0] == name]
+        if len(stems) == 1:
+            return stems[0], _named_in(stems[0], entry.name)
+    found = [(c, s) for c in composes.values() if (s := _named_in(c, name)) is not None]
+    if len(found) == 1:
+        return found[0]
+    if found:
+        return f"names {name}, which fits several services"
+    return f"names {name}, which is no compose or service among those checked"
+
+
+def _named_in(compose: Compose, name: str) -> Service | None:
+    """The service of ``compose`` called ``name``: its key, container_name or served model name
+    (exactly, else in the loose spelling), when one service is."""
+    for same in (lambda a: a == name, lambda a: loose(a) == loose(name) != ""):
+        found = [s for s in compose.shipped if any(same(n) for n in _names(s))]
+        if len(found) == 1:
+            return found[0]
+    return None
+
+
+def _names(service: Service) -> list[str]:
+    served = service.value("served_model_name")
+    return [n for n in (service.name, service.container_name, served) if n]
+
+
+def _engine(compose: Compose, service: Service | str | None) -> Service | str:
+    if service is not None:
+        if isinstance(service, str) or service.engine != UNKNOWN:
+            return service
+        return f"service {service.name} runs no known engine"
+    engines = [s for s in compose.shipped if s.engine != UNKNOWN]
+    if len(engines) == 1:
+        return engines[0]
+    if not engines:
+        return "the compose runs no known engine"
+    names = ", ".join(s.name for s in engines)
+    return f"the compose runs {len(engines)} engine services ({names})"
+
+
+# --- comparisons ------------------------------------------------------------------------------
 
 
 def _knob(
-    compose: Compose, target: str, given: Spot, entry: Entry, field: str
+    compose: Compose,
+    chosen: Service | str | None,
+    target: str,
+    given: Spot,
+    entry: Entry,
+    field: str,
 ) -> Finding | str | None:
     """The catalog's value against the knob: a finding, why it was not compared, or None."""
-    service = _service(compose)
+    service = _engine(compose, chosen)
     if isinstance(service, str):
         return service
+    target = _kv_half(target, service, entry)
     knob = service.knob(target)
     note = f" ({knob.note})" if knob is not None and knob.note else ""
     if knob is None or knob.source == "engine-default":
@@ -190,14 +311,13 @@ def _knob(
     )
 
 
-def _service(compose: Compose) -> Service | str:
-    engines = [s for s in compose.shipped if s.engine != UNKNOWN]
-    if len(engines) == 1:
-        return engines[0]
-    if not engines:
-        return "the compose runs no known engine"
-    names = ", ".join(s.name for s in engines)
-    return f"the compose runs {len(engines)} engine services ({names})"
+def _kv_half(target: str, service: Service, entry: Entry) -> str:
+    """One KV field against a compose that sets K and V to different types states the K type,
+    unless the entry maps both halves itself."""
+    combined = service.value("kv_cache_dtype") or ""
+    if target != "kv_cache_dtype" or "/" not in combined or service.knob("cache_type_k") is None:
+        return target
+    return target if set(entry.targets.values()) >= KV_PAIR else "cache_type_k"
 
 
 def _agree(target: str, stated: Any, value: str, service: Service) -> bool | str:
@@ -206,9 +326,9 @@ def _agree(target: str, stated: Any, value: str, service: Service) -> bool | str
         actual = to_number(value)
         if actual is None:
             return f"{target} is {value!r}, not a number"
-        return to_number(str(stated)) == actual
+        return actual in (number_readings(stated) or ())
     if target not in KV_TYPES:
-        return stated.strip() == value.strip()
+        return str(stated).strip() == value.strip()
     if same_kv(stated, value):
         return True
     if target != "kv_cache_dtype":
@@ -226,9 +346,7 @@ def _meaning(target: str, value: str, service: Service) -> str | None:
     return meant if meant and meant != canonical_kv(value) else None
 
 
-def _status(
-    compose: Compose, target: str, given: Spot, entry: Entry, field: str
-) -> Finding | str | None:
+def _status(compose: Compose, given: Spot, entry: Entry, field: str) -> Finding | str | None:
     header = compose.header.field("Status")
     if header is None:
         return "the header has no Status field"
@@ -254,7 +372,7 @@ class Options(RuleOptions):
     catalogs: list[str] = Field(
         default_factory=list,
         description="Catalog files (.yaml, .yml, .toml or .json, relative to the root) whose "
-        "entries must agree with the composes they name.",
+        "entries must agree with the composes they name; a glob names one file per compose.",
     )
     entries: str = Field(
         "entries",
@@ -265,14 +383,24 @@ class Options(RuleOptions):
         "compose_path",
         description="The entry field holding the compose's path, relative to the root.",
     )
+    service_key: str = Field(
+        "service",
+        description="The entry field naming the service it describes: its name in the "
+        "compose, its container_name or its served model name.",
+    )
+    args: list[str] = Field(
+        default_factory=lambda: ["args", "extra_args"],
+        description="Dotted entry fields holding engine flags: a mapping of flag to value or a "
+        'list of "--flag value" strings; each flag is compared as the knob it sets.',
+    )
     fields: dict[str, str] = Field(
         default_factory=lambda: {name: name for name in DEFAULT_FIELDS},
-        description="Catalog field -> what it states: a canonical knob name (max_model_len, "
-        "gpu_memory_utilization, kv_cache_dtype, max_num_seqs, tensor_parallel_size, port, ...) "
-        "or status (the header's Status). Given, it replaces this default.",
+        description="Catalog field (a dotted path in the entry) -> what it states: a knob "
+        "name (max_model_len, gpu_memory_utilization, kv_cache_dtype, max_num_seqs, "
+        "tensor_parallel_size, port, ...), a flag that sets one (--ctx-size) or status. "
+        "Unset: fields are named like the knobs in any case style.",
     )
     _entries: tuple[Entry, ...] = PrivateAttr(default=())
-    _by_compose: dict[str, list[Entry]] = PrivateAttr(default_factory=dict)
 
     @field_validator("catalogs")
     @classmethod
@@ -289,48 +417,54 @@ class Options(RuleOptions):
             raise ValueError(f"{value!r} is not a dotted key (a.b.c)")
         return value
 
-    @field_validator("compose_key")
+    @field_validator("compose_key", "service_key")
     @classmethod
     def _named(cls, value: str) -> str:
         if not value:
-            raise ValueError("the compose key must be a field name")
+            raise ValueError("the key must be a field name")
         return value
 
     @field_validator("fields")
     @classmethod
     def _targets(cls, value: dict[str, str]) -> dict[str, str]:
+        found = {}
         for field, target in value.items():
-            if target != STATUS and target not in KNOBS:
-                raise ValueError(f"{field} = {target!r}: not a knob name or status")
-        return value
+            knob = flag_knob(target) if target.startswith("-") else target
+            if knob is None or (knob != STATUS and knob not in KNOBS):
+                raise ValueError(f"{field} = {target!r}: not a knob name, its flag or status")
+            found[field] = knob
+        return found
 
     def load(self, place: Place) -> Options:
         if not self.catalogs:
             return self
         loaded = self.model_copy()
-        loaded._entries = tuple(
-            entry
-            for source in self.catalogs
-            for entry in read_catalog(
-                yamlsrc.read_text(place("catalogs", source), source), source, self.layout
-            )
-        )
-        by_compose: dict[str, list[Entry]] = {}
-        for entry in loaded._entries:
-            by_compose.setdefault(entry.compose, []).append(entry)
-        loaded._by_compose = by_compose
+        entries: list[Entry] = []
+        for pattern in self.catalogs:
+            one_file = GLOB.search(pattern) is not None
+            for source in matching(_root_of(place("catalogs", pattern), pattern), pattern):
+                text = yamlsrc.read_text(place("catalogs", source), source)
+                entries += read_catalog(text, source, self.layout, one_file)
+        loaded._entries = tuple(entries)
         return loaded
 
     @property
     def layout(self) -> Layout:
-        return Layout(self.entries, self.compose_key, self.fields)
+        named = None if "fields" in self.model_fields_set else named_target
+        args = tuple(self.args)
+        keys = (self.entries, self.compose_key, self.fields, self.service_key)
+        return Layout(*keys, args, named, flag_knob)
 
     @property
     def catalog_entries(self) -> tuple[Entry, ...]:
         return self._entries
 
-    def entries_for(self, path: str) -> list[Entry]:
-        return self._by_compose.get(path, [])
+
+def _root_of(where: Path, pattern: str) -> Path:
+    """The estate root, from the path a pattern names under it."""
+    for _ in pattern.replace("\\", "/").strip("/").split("/"):
+        where = where.parent
+    return where
 
 
 RULE = Rule(

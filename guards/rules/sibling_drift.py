@@ -7,7 +7,13 @@ for the middle: ``dual/…/fp8-mtp.yml``) or "the NAME sibling" (``dual-max`` is
 beside this compose's tier folder, or ``NAME.yml`` in its own folder). It must name exactly one
 compose of the estate; what follows it on the line, up to the next reference, is compared with
 that compose as shipped — context, KV, drafter depth and vision, read as in D005 (in a tier
-table a bare ``262K`` is the context). ``(this)`` after a path means this compose.
+table a bare ``262K`` is the context). ``(this)`` after a path means this compose. A change list
+— "same as X / as X / like X, plus --a, without --b, except --c 8", X a path, an elided path or
+a stem — is checked against both composes' flags, read through the engine's dialect (``-c`` and
+``--ctx-size`` are one knob): a flag said to be added that this compose does not set, or that X
+already ships with the same value; said to be removed that this compose still sets; said to
+differ whose value this compose does not set. An X that names no single compose, and a flag no
+engine knows, are remarks.
 
 Bad:
     --- composes/m/vllm/single/fast.yml
@@ -57,9 +63,17 @@ import posixpath
 import re
 from dataclasses import dataclass
 
+from ..facts.changelists import Change, ChangeList, change_lists
+from ..facts.engines import load as engine_facts
+from ..facts.knobwords import knob_of_flag
 from ..facts.statements import Disagreement, Stated, disagreements
 from ..findings import Finding, Severity
-from ..sources.compose.compose import Compose
+from ..sources.catalog import number_readings
+from ..sources.compose.comments import Comment
+from ..sources.compose.compose import Compose, Service
+from ..sources.compose.engines import LLAMACPP, SGLANG, UNKNOWN, VLLM, llamacpp, sglang, split_flags
+from ..sources.compose.engines import vllm as vllm_dialect
+from ..sources.numbers import to_number
 from .base import Context, Rule
 from .options import RuleOptions
 
@@ -69,6 +83,11 @@ NAME_BEFORE = re.compile(r"\b([a-z0-9]+(?:[-/][a-z0-9]+)+)\s+$", re.IGNORECASE)
 PATH_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-/…")
 THIS = re.compile(r"\s*\(this\)")
 ELLIPSIS = re.compile(r"/?(?:…|\.\.\.)/?")
+DIALECTS = {  # an engine's flags -> knobs, and the flags that take a value
+    VLLM: (vllm_dialect.FLAGS, vllm_dialect.TAKES_VALUE),
+    LLAMACPP: (llamacpp.FLAGS, llamacpp.TAKES_VALUE),
+    SGLANG: ({**sglang.FLAGS, **sglang.SWITCHES}, sglang.TAKES_VALUE),
+}
 
 
 @dataclass(frozen=True)
@@ -84,8 +103,12 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
     composes = {c.path: c for c in context.estate.composes}
     findings, referenced = [], False
     for comment in compose.comments:
+        lists = change_lists(comment.text)
         refs = references(comment.text)
+        listed = {listed.start for listed in lists}  # what follows says what this one changes
         for index, ref in enumerate(refs):
+            if ref.start in listed:
+                continue
             target = compose if ref.this else resolve(ref, compose.path, composes)
             if target is None:
                 context.remark(
@@ -102,6 +125,10 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
                 _at(compose, stated, ref, target, found)
                 for found in disagreements(stated, target.shipped[0])
             ]
+        for each in lists:
+            found = _change_list(compose, comment, each, composes, context)
+            referenced = referenced or found is not None
+            findings += found or []
     return findings if referenced else None
 
 
@@ -168,6 +195,130 @@ def _at(
         f"{inside}{found.actual}{where}",
         knob=knob.name if knob else None,
         hint=f"update what this comment says of {subject}, or the compose it describes",
+    )
+
+
+# --- change lists: "same as X, plus --a, without --b, except --c 8" --------------------------
+
+
+@dataclass(frozen=True)
+class Setting:
+    """What a service does with one flag: whether it sets it, to what, on which line."""
+
+    set: bool
+    value: str | None = None
+    line: int | None = None
+
+
+def _change_list(
+    compose: Compose,
+    comment: Comment,
+    listed: ChangeList,
+    composes: dict[str, Compose],
+    context: Context,
+) -> list[Finding] | None:
+    """Each listed flag against this compose and the sibling; None: not compared (remarked)."""
+    where = f"line {comment.line}"
+    sibling = _sibling(listed.ref, compose.path, composes)
+    if sibling is None:
+        context.remark(RULE, compose.path, f"{where}: `{listed.ref}` names no single compose")
+        return None
+    mine, theirs = _engine_service(compose), _engine_service(sibling)
+    if mine is None or theirs is None:
+        context.remark(RULE, compose.path, f"{where}: no single engine service to compare")
+        return None
+    findings = []
+    for change in listed.changes:
+        here, there = _setting(mine, change.flag), _setting(theirs, change.flag)
+        if isinstance(here, str) or isinstance(there, str):
+            context.remark(RULE, compose.path, f"{where}: `{change.flag}` {here or there}")
+            continue
+        problem = _judge(change, here, there, sibling.path)
+        if problem is not None:
+            findings.append(_listed_at(compose, comment, listed, change, problem))
+    return findings
+
+
+def _sibling(ref: str, here: str, composes: dict[str, Compose]) -> Compose | None:
+    """The compose a change list's reference names: a path, an elided path or a stem."""
+    table = YAML_END.search(ref) is not None
+    found = resolve(Reference(ref, 0, 0, table), here, composes)
+    if found is None and not table:
+        stems = [c for p, c in composes.items() if posixpath.basename(p).rsplit(".", 1)[0] == ref]
+        found = _only([c.path for c in stems], composes)
+    return found if found is not None and found.path != here else None
+
+
+def _engine_service(compose: Compose) -> Service | None:
+    engines = [s for s in compose.shipped if s.engine != UNKNOWN]
+    return engines[0] if len(engines) == 1 else None
+
+
+def _setting(service: Service, flag: str) -> Setting | str:
+    """How ``service`` sets ``flag``: through the knob its engine's dialect reads (``-c`` and
+    ``--ctx-size`` are one), else as a word its engine's release declares; a string: why not
+    known."""
+    table, takes_value = DIALECTS.get(service.engine, ({}, set()))
+    name = table.get(flag) or knob_of_flag(flag)
+    if name is not None and name in table.values():
+        knob = service.knob(name)
+        if knob is None or knob.source == "engine-default":
+            return Setting(False)
+        if knob.value is None:
+            return f"cannot be resolved in {service.name}"
+        return Setting(True, knob.value, knob.line)
+    facts = engine_facts(service.engine)
+    known = facts.flags.get(flag) if facts is not None else None
+    if known is None:
+        return "is a flag no engine dialect knows"
+    names = {flag, known.alias_of or flag}
+    for given in split_flags(service.launch.tokens, set(takes_value)):
+        if given.name in names:
+            value = given.value.text if given.value is not None else None
+            return Setting(True, value, given.token.line)
+    return Setting(False)
+
+
+def _same(stated: str, value: str | None) -> bool:
+    number = to_number(value)
+    if number is not None:
+        return number in (number_readings(stated) or ())
+    return value is not None and stated.strip("`'\"").lower() == value.lower()
+
+
+def _judge(change: Change, here: Setting, there: Setting, sibling: str) -> str | None:
+    """What is wrong with one listed change, or None."""
+    line = f" (line {here.line})" if here.line else ""
+    shown = f"{change.flag} {here.value}" if here.value is not None else change.flag
+    if change.kind == "without":
+        return f"this compose still sets {shown}{line}" if here.set else None
+    if change.kind == "except" and change.value is None:
+        return None  # nothing said of the value
+    if not here.set:
+        return f"this compose does not set {change.flag}"
+    if change.value is not None and not _same(change.value, here.value):
+        return f"this compose sets {shown}{line}"
+    same = there.set and (here.value == there.value or _same(here.value or "", there.value))
+    if change.kind == "plus" and same:
+        return f"{sibling} already ships {shown} (line {there.line})"
+    return None
+
+
+def _listed_at(
+    compose: Compose, comment: Comment, listed: ChangeList, change: Change, problem: str
+) -> Finding:
+    flag = f"{change.flag} {change.value}" if change.value is not None else change.flag
+    said = {
+        "plus": f"adds {flag} to {listed.ref}",
+        "without": f"drops {flag} from {listed.ref}",
+        "except": f"differs from {listed.ref} in {flag}",
+    }[change.kind]
+    return RULE.at(
+        compose.path,
+        comment.line,
+        comment.column + 1 + change.start,
+        f"comment says this compose {said} (line {comment.line}), but {problem}",
+        hint=f"update the change list against {listed.ref}, or the flags this compose sets",
     )
 
 

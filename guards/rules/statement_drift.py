@@ -16,6 +16,16 @@ and 1/0 alike, KV types by what they name. A subject that names no service, or s
 remark; shell examples (instructions, not statements of what ships), commented-out settings and
 an engine's own default quoted beside the compose's are not compared.
 
+GPU topology too: a table's GPU ids or count for a service, ``GPU 1: chat-llm``, ``requires 2
+GPUs``, ``TP2`` against the cards the service reserves (``device_ids``, ``count``, after
+interpolation) and its tensor-parallel size; a deployment's ``3 x H100`` is about no one
+service. A document's ``export NAME=value`` lines are applied to the composes as Compose would:
+a ``device_ids`` list that then names one card twice is a finding at the export, and a GPU
+statement in the same section is about that choice (a remark). A count in a file's name
+(``llama3_48k.Modelfile``, ``chat-32k.yml``) is the context the file sets (an Ollama
+Modelfile's ``num_ctx``, the one server's ``--max-model-len``), unless the model's own name
+carries it.
+
 Bad:
     --- composes/example.yml
     services:
@@ -48,22 +58,29 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..facts import knobwords
-from ..facts.said import Statement, compose_statements, note_statements
+from ..facts import accelerators, knobwords, overlay
+from ..facts.said import Statement, compose_statements, modelfile_statements, note_statements
 from ..facts.subjects import Subjects, Target, of_estate
 from ..findings import Finding, Severity
 from ..sources import numbers
 from ..sources.compose.compose import Compose
 from ..sources.compose.engines.kvtypes import same_kv
+from ..sources.modelfile import Modelfile
 from ..sources.notes.notes import Note
 from .base import Context, Rule
 from .options import RuleOptions
 
 ON = {"1", "true", "on", "yes", "enabled", "enable", "y"}
 OFF = {"0", "false", "off", "no", "disabled", "disable", "n"}
-COMPARED = ("table", "block", "sentence", "comment")  # shell examples are instructions
+COMPARED = ("table", "block", "sentence", "comment", "name")  # shell examples: instructions
 QUOTES = "'\"`"
 ENGINE_DECIDES = {"", "none", "null", "auto", "default"}  # the compose leaves it to the engine
+GPU_KNOBS = ("gpu_ids", "gpus", "tensor_parallel_size")
+GPU_SAYS = {
+    "gpu_ids": "is on GPU {}",
+    "gpus": "needs {} GPUs",
+    "tensor_parallel_size": "runs TP {}",
+}
 
 
 @dataclass(frozen=True)
@@ -73,29 +90,98 @@ class Shipped:
     value: str
     path: str
     line: int
-    what: str  # "ships" | "publishes"
+    what: str  # "ships" | "publishes" | "sets"
 
 
-def check(target: Compose | Note, context: Context) -> list[Finding] | None:
+def check(target: Compose | Note | Modelfile, context: Context) -> list[Finding] | None:
+    if isinstance(target, Modelfile):
+        return _modelfile(target)
     estate = context.estate
     known = of_estate(estate, estate.composes)
     if isinstance(target, Compose):
         statements = compose_statements(target)
     else:
         statements = note_statements(target)
+    exports = _exports(statements)
     statements = [s for s in statements if s.layout in COMPARED]
-    if not statements:
+    if not statements and not exports:
         return None
-    findings = []
+    findings = [
+        _doubled(d) for run in exports.values() for d in overlay.doubled(run, known.composes)
+    ]
     for statement in statements:
         about = _about(statement, known, target if isinstance(target, Compose) else None)
         if about is None:
             context.remark(RULE, statement.path, _unresolved(statement))
             continue
+        if statement.knob in GPU_KNOBS and _set_by(statement, exports, about):
+            context.remark(RULE, statement.path, _overlaid(statement))
+            continue
         shipped = [s for t in about for s in _shipped(statement.knob, t, known)]
         if shipped and not any(_same(statement, s.value) for s in shipped):
-            findings.append(_finding(statement, shipped[0]))
+            findings.append(_finding(statement, shipped[0], about[0].service.name))
     return findings
+
+
+def _exports(statements: list[Statement]) -> dict[int, list[Statement]]:
+    """A note's ``export NAME=value`` lines, by the section they are in, in order."""
+    found: dict[int, list[Statement]] = {}
+    for statement in statements:
+        if statement.layout == "export":
+            found.setdefault(statement.section, []).append(statement)
+    return found
+
+
+def _set_by(statement: Statement, exports: dict[int, list[Statement]], about: list[Target]) -> bool:
+    """Whether the section of a GPU statement exports a variable the service's reservation
+    reads: it then describes the cards the operator chooses, not the ones that ship."""
+    names = {e.knob for e in exports.get(statement.section, [])}
+    return any(overlay.reads(t, names) for t in about)
+
+
+def _doubled(doubled: overlay.Doubled) -> Finding:
+    export = doubled.export
+    twice = next(card for card in doubled.then if doubled.then.count(card) > 1)
+    return RULE.at(
+        export.path,
+        export.line,
+        export.column,
+        f"{export.path} sets {export.knob}={export.value}, which makes the device_ids of "
+        f"`{doubled.service}` {','.join(doubled.then)} ({doubled.compose} line {doubled.line}): "
+        f"GPU {twice} is listed twice, so {len(doubled.then)} ids reserve "
+        f"{_cards_word(len(set(doubled.then)))} (as shipped: {','.join(doubled.shipped)})",
+        knob="gpu_ids",
+        hint="give each id its own value, or set every variable the device_ids list reads",
+    )
+
+
+def _cards_word(count: int) -> str:
+    return "1 card" if count == 1 else f"{count} cards"
+
+
+def _overlaid(statement: Statement) -> str:
+    return (
+        f"line {statement.line}: {statement.knob} {statement.value} is said of a setting the "
+        "same section exports; not compared with what ships"
+    )
+
+
+def _modelfile(modelfile: Modelfile) -> list[Finding] | None:
+    """A Modelfile's name against the ``PARAMETER`` its figure is about, in the same file."""
+    statements = modelfile_statements(modelfile)
+    if not statements:
+        return None
+    findings = []
+    for statement in statements:
+        value = Shipped(_value_at(modelfile, statement), modelfile.path, statement.line, "sets")
+        if not _same(statement, value.value):
+            findings.append(_finding(statement, value))
+    return findings
+
+
+def _value_at(modelfile: Modelfile, statement: Statement) -> str:
+    """The value of the ``PARAMETER`` line a Modelfile's statement is placed at."""
+    return next(p.value for p in modelfile.parameters if p.line == statement.line)
 
 
 def _about(statement: Statement, known: Subjects, here: Compose | None) -> list[Target] | None:
@@ -107,7 +193,9 @@ def _about(statement: Statement, known: Subjects, here: Compose | None) -> list[
         return known.targets.get(statement.subject)
     if statement.mention:
         return known.mentioned(statement.subject)
-    return known.resolve(statement.subject)
+    named = [known.resolve(name) for name in (statement.subject, *statement.names)]
+    services = {t.service.name for found in named if found for t in found}
+    return next((found for found in named if found), None) if len(services) == 1 else None
 
 
 def _shipped(knob: str, target: Target, known: Subjects) -> list[Shipped]:
@@ -118,6 +206,8 @@ def _shipped(knob: str, target: Target, known: Subjects) -> list[Shipped]:
             for p in service.ports
             for port in _ports(p, knob)
         ]
+    if knob in GPU_KNOBS:
+        return _cards(knob, target)
     names = [knob] if knob.isupper() else sorted(_variables(knob))
     found = []
     for name in names:
@@ -131,6 +221,23 @@ def _shipped(knob: str, target: Target, known: Subjects) -> list[Shipped]:
     if setting is not None and setting.value is not None:
         found.append(Shipped(setting.value, _file(compose, setting), setting.line, "ships"))
     return [s for s in found if _plain(s.value) not in ENGINE_DECIDES]
+
+
+def _cards(knob: str, target: Target) -> list[Shipped]:
+    """The cards a service reserves, as ids or a count, and its tensor-parallel size (the
+    size it sets, else the count it reserves: one shard a card)."""
+    service = target.service
+    placed = accelerators.accelerator(service)
+    setting = service.knob(knob) if knob == "tensor_parallel_size" else None
+    if setting is not None and setting.value is not None:
+        return [Shipped(setting.value, _file(target.compose, setting), setting.line, "ships")]
+    if placed.cards is accelerators.ALL or not placed.cards:
+        return []
+    if knob == "gpu_ids" and not placed.named:
+        return []
+    value = ",".join(sorted(placed.cards)) if knob == "gpu_ids" else str(len(placed.cards))
+    line = overlay.request_line(service)
+    return [Shipped(value, _file(target.compose, service), line, "reserves")]
 
 
 def _file(compose: Compose, value: object) -> str:
@@ -163,6 +270,8 @@ def _same(statement: Statement, actual: str) -> bool:
     kind = "text" if statement.knob.isupper() else knobwords.kind(statement.knob)
     if kind == "kv":
         return same_kv(said, real)
+    if kind == "ids":
+        return set(said.replace(" ", "").split(",")) == set(real.split(","))
     said_count, real_count = _count(said), numbers.to_number(real)
     if said_count is not None and real_count is not None:
         if said_count.scaled:
@@ -182,9 +291,14 @@ def _count(text: str) -> numbers.Count | None:
     return numbers.read_count(digits, suffix or None, binary=True)
 
 
-def _finding(statement: Statement, shipped: Shipped) -> Finding:
+def _finding(statement: Statement, shipped: Shipped, service: str = "") -> Finding:
     source = "comment" if statement.layout == "comment" else statement.path
-    if statement.knob in ("port", "container_port"):
+    who = service if statement.mention or statement.subject is None else statement.subject
+    if statement.layout == "name":
+        said = f"the file name says {statement.knob} {statement.value}"
+    elif statement.knob in GPU_KNOBS:
+        said = f"{source} says {who} {GPU_SAYS[statement.knob].format(statement.value)}"
+    elif statement.knob in ("port", "container_port"):
         said = f"{source} says {_name(statement)} is on port {statement.value}"
     elif statement.knob.isupper():
         said = f"{source} says {statement.knob} defaults to {statement.value}"
@@ -224,7 +338,7 @@ RULE: Rule[RuleOptions] = Rule(
     id="D008",
     name="statement-drift",
     family="drift",
-    targets=("compose", "note"),
+    targets=("compose", "note", "modelfile"),
     severity=Severity.ERROR,
     check=check,
     doc=__doc__,

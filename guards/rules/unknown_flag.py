@@ -13,6 +13,15 @@ have, or a new name with no near match (a custom build may add it), is a remark.
 ``--flag.key`` and ``-O3`` forms are never findings; the ``extra-flags`` option lists flags a
 fork adds.
 
+Operators paste the commands a README or docs page shows, so the flags of a documented engine
+invocation are judged too, at the note's line and column (:mod:`guards.facts.invocations`
+says what counts: ``vllm serve``, ``docker run vllm/vllm-openai:TAG``, a wrapper naming the
+engine before flags it knows, in shell code blocks and inline code). Such a command meets the
+release its ``docker run`` image names, else the one the estate's composes run, else the
+newest known (what installing the engine today gives), said in the message. Package
+installs, ``vllm --version``, a flag in prose and files of the ``history`` setting are not
+read.
+
 Bad:
     services:
       vllm:
@@ -38,13 +47,14 @@ from pydantic import Field
 
 from ..facts.engines import EngineFacts, distance
 from ..facts.engines.running import Running, engine_words, service_running
+from ..facts.invocations import ALWAYS, documented_running, note_invocations
 from ..findings import Finding, Severity
-from ..sources.compose.compose import Compose, Service
+from ..sources.compose.compose import Compose
 from ..sources.compose.engines import LLAMACPP, VLLM, Token
+from ..sources.notes.notes import Note
+from ..sources.patterns import glob_match
 from .base import Context, Rule
 from .options import RuleOptions
-
-ALWAYS = {"-h", "--help", "--version"}  # argparse's and llama-server's own
 
 
 class Options(RuleOptions):
@@ -53,8 +63,10 @@ class Options(RuleOptions):
     )
 
 
-def check(compose: Compose, context: Context) -> list[Finding] | None:
-    applies, findings = False, []
+def check(target: Compose | Note, context: Context) -> list[Finding] | None:
+    if isinstance(target, Note):
+        return _check_note(target, context)
+    compose, applies, findings = target, False, []
     versions = context.estate.config.engine_versions
     for service in compose.services:
         words = engine_words(service)
@@ -64,18 +76,36 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
         applies = True
         if isinstance(run, str) or isinstance(words, str):
             why = run if isinstance(run, str) else words
-            _remark(context, compose, service, f"{why}; flags not checked")
+            _remark(context, compose.path, f"service {service.name}", f"{why}; flags not checked")
             continue
-        extra = set(context.options(RULE).extra_flags)
         for token in words:
-            finding = _judge(compose, service, token, run, extra, context)
+            finding = _judge(compose.path, f"service {service.name}", token, run, context)
             findings += [finding] if finding else []
     return findings if applies else None
 
 
-def _judge(
-    compose: Compose, service: Service, token: Token, run: Running, extra: set, context: Context
-) -> Finding | None:
+def _check_note(note: Note, context: Context) -> list[Finding] | None:
+    """The flags of the engine invocations a note documents (history files record old
+    commands on purpose)."""
+    estate = context.estate
+    if any(glob_match(note.path, pattern) for pattern in estate.config.history):
+        return None
+    found = note_invocations(note)
+    findings = []
+    for invocation in found:
+        run = documented_running(invocation, estate.composes, estate.config.engine_versions)
+        where = f"line {invocation.line}"
+        if isinstance(run, str):
+            _remark(context, note.path, where, f"{run}; flags not checked")
+        elif run is not None:
+            for token in invocation.words:
+                finding = _judge(note.path, where, token, run, context) if token.is_flag else None
+                findings += [finding] if finding else []
+    return findings if found else None
+
+
+def _judge(path: str, where: str, token: Token, run: Running, context: Context) -> Finding | None:
+    extra = set(context.options(RULE).extra_flags)
     name = _name(token.text, run.facts.engine)
     if name is None or name in extra or _accepted(name, run):
         return None
@@ -93,10 +123,10 @@ def _judge(
         if len(longer) == 1:
             hint = f"argparse now reads it as an abbreviation of `{longer[0]}`"
     if not certain:
-        _remark(context, compose, service, f"{message}: not certain, not a finding")
+        _remark(context, path, where, f"{message}: not certain, not a finding")
         return None
     column = token.column + token.quoted
-    return RULE.at(compose.path, token.line, column, message, hint=hint)
+    return RULE.at(path, token.line, column, message, hint=hint)
 
 
 def _name(text: str, engine: str) -> str | None:
@@ -156,15 +186,15 @@ def _did_you_mean(name: str, facts: EngineFacts, releases: tuple[int, ...]) -> s
     return f"did you mean `{near[0]}`?" if near else None
 
 
-def _remark(context: Context, compose: Compose, service: Service, text: str) -> None:
-    context.remark(RULE, compose.path, f"service {service.name}: {text}")
+def _remark(context: Context, path: str, where: str, text: str) -> None:
+    context.remark(RULE, path, f"{where}: {text}")
 
 
 RULE: Rule[Options] = Rule(
     id="K006",
     name="unknown-flag",
     family="knobs",
-    targets=("compose",),
+    targets=("compose", "note"),
     severity=Severity.ERROR,
     check=check,
     doc=__doc__,

@@ -1,4 +1,4 @@
-"""D010 unread-override: an env file the estate keeps as a knob is one some compose loads.
+"""D010 unread-override: an override the estate offers reaches what it is for.
 
 Why: an estate that gives each service an env file of overrides (``env_file:
 ./svc/override.env``) invites the operator to set knobs there. A file of that name that no
@@ -14,6 +14,21 @@ loaded file's path ends with its path (the same file at another depth). Copies m
 made (``.env.example``, ``*.sample``, ``*.template``, ``*.dist``) are documentation, and an env
 file nothing relates to (a launcher's settings) is silent.
 
+Compose keeps two environments apart, and the rule follows it. A file that feeds
+interpolation - a compose folder's ``.env``, the ``env-files``, or a file of shell exports
+(``export NAME=...``) beside the composes that the operator sources - gives ``${NAME}`` its
+value and nothing else: a container sees a variable only when ``environment:`` lists it or an
+``env_file:`` holds it. A variable such a file sets, or a comment in it names as
+``NAME=value``, is flagged when its prefix is the one a service's program reads (its engine's,
+``VLLM_``; a part of its image's path, ``nim`` in ``nvcr.io/nim/...``, ``ollama``) and nothing
+carries it: no compose reads ``${NAME}``, no service's environment or loaded env file holds it,
+and no compose loads the file itself (nor a ``.env`` the estate makes from ``env-files``) or
+mounts it into a container. The other way round, a note that sets ``NAME=value`` under a line
+naming an env file a compose loads through ``env_file:`` is flagged when that compose reads
+``${NAME}`` and no container reads the name itself (no key of the compose, no ``$$NAME``) and
+the file does not set it: the container gets the value, the ``${NAME}`` never does. A line
+that names another env file beside it is not clear, and stays silent.
+
 Bad:
     --- composes/example.yml
     services:
@@ -27,8 +42,11 @@ Bad:
     OLLAMA_CONTEXT_LENGTH=16384
     --- composes/tgi/override.env
     MAX_TOTAL_TOKENS=16384
+    --- composes/large.env
+    export OLLAMA_KV_CACHE_TYPE=q8_0
 
 Finds:
+    composes/large.env:1:1: D010 OLLAMA_KV_CACHE_TYPE reaches no container: a value set in composes/large.env goes to interpolation only, no compose reads ${OLLAMA_KV_CACHE_TYPE}, and the services its prefix OLLAMA_ is for do not list it under environment: (composes/example.yml: ollama, image ollama/ollama:0.9)
     composes/tgi/override.env:1:1: D010 no compose loads composes/tgi/override.env, while composes/example.yml loads composes/ollama/override.env through env_file: a value set here never reaches a container
 
 Good:
@@ -37,6 +55,8 @@ Good:
       ollama:
         image: ollama/ollama:0.9
         env_file: ./ollama/override.env
+        environment:
+          OLLAMA_KV_CACHE_TYPE: ${OLLAMA_KV_CACHE_TYPE:-f16}
       tgi:
         image: ghcr.io/huggingface/text-generation-inference:3.3
         env_file: [./.env, ./tgi/override.env]
@@ -44,31 +64,46 @@ Good:
     OLLAMA_CONTEXT_LENGTH=16384
     --- composes/tgi/override.env
     MAX_TOTAL_TOKENS=16384
+    --- composes/large.env
+    export OLLAMA_KV_CACHE_TYPE=q8_0
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..facts.engines import PREFIXES
 from ..findings import Finding, Severity
-from ..sources.compose.compose import Compose
+from ..sources.compose.compose import Compose, Service
 from ..sources.patterns import glob_match
 from .base import Context, Rule
 from .options import RuleOptions
 
 if TYPE_CHECKING:
-    from ..run.environment import EnvUse
+    from ..run.environment import EnvUse, EnvVariables
     from ..run.estate import Estate
 
 TEMPLATE = re.compile(r"(?:^|[._-])(?:example|sample|template|tmpl|dist)(?:$|[._-])", re.I)
 
 
 def check(compose: Compose, context: Context) -> list[Finding]:
-    estate = context.estate
-    use = estate.env_use.get(compose.path)
-    sources = _sources(estate, compose.path, use) if use is not None else []
+    use = context.estate.env_use.get(compose.path)
+    if use is None:
+        return []
+    return [
+        *_orphans(compose, context.estate, use),
+        *_unforwarded(compose, context.estate),
+        *_misplaced(compose, context.estate, use),
+    ]
+
+
+def _orphans(compose: Compose, estate: Estate, use: EnvUse) -> list[Finding]:
+    """Env files no compose loads, beside one a compose loads under the same name."""
+    sources = _sources(estate, compose.path, use)
     if not sources:
         return []
     loaded = _loaded(estate)
@@ -100,10 +135,15 @@ def _env_files(estate: Estate) -> list[str]:
         name = posixpath.basename(path)
         if not (name.endswith(".env") or name.startswith(".env")):
             continue
-        if TEMPLATE.search(name.removeprefix(".env")) or _excluded(estate, path):
+        if _template(path) or _excluded(estate, path):
             continue
         files.append(path)
     return files
+
+
+def _template(path: str) -> bool:
+    """A copy meant to be made (``.env.example``, ``override.env.sample``): documentation."""
+    return TEMPLATE.search(posixpath.basename(path).removeprefix(".env")) is not None
 
 
 def _excluded(estate: Estate, path: str) -> bool:
@@ -159,6 +199,205 @@ def _first_relating(estate: Estate, orphan: str) -> str | None:
         if any(_related(path, f, orphan) for f in _sources(estate, path, estate.env_use[path])):
             return path
     return None
+
+
+# --- variables that reach no container ------------------------------------------------------
+
+READ = re.compile(r"(?<!\$)\$\{?([A-Za-z_][A-Za-z0-9_]*)")  # interpolated: `$$` is the container's
+ESCAPED = re.compile(r"\$\$\{?([A-Za-z_][A-Za-z0-9_]*)")  # the container's shell reads it
+KEY = re.compile(
+    r"(?m)^[ \t]*(?:-[ \t]*)?[\"']?([A-Za-z_][A-Za-z0-9_]*)[\"']?[ \t]*(?::(?=\s|$)|=|$)"
+)
+ASSIGNED = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=")
+MENTION = re.compile(r"(?<![\w./-])((?:[\w.-]+/)*[\w.-]*\.env)(?![\w/-])")
+
+
+@dataclass(frozen=True)
+class Wiring:
+    """How variables travel in the estate, built once per estate: the names some compose
+    interpolates or some service's environment holds (``reached``), the files a container
+    receives whole (``passed``), the files that feed interpolation and no ``env_file:`` loads
+    (``sources``), the services under each variable prefix they run (``owners``), and the
+    lines of notes that set a variable under a line naming env files (``settings``)."""
+
+    reached: frozenset[str]
+    passed: frozenset[str]
+    sources: dict[str, EnvVariables]
+    owners: dict[str, list[tuple[str, str, str]]]  # prefix -> (compose, service, image)
+    settings: tuple[tuple[str, int, str, tuple[str, ...]], ...]  # notes' NAME=value lines
+
+
+_BUILT: list[tuple[Estate, Wiring]] = []
+
+
+def _wiring(estate: Estate) -> Wiring:
+    if not _BUILT or _BUILT[0][0] is not estate:
+        _BUILT[:] = [(estate, _build(estate))]
+    return _BUILT[0][1]
+
+
+def _build(estate: Estate) -> Wiring:
+    reached: set[str] = set()
+    passed: set[str] = set()
+    sources: dict[str, EnvVariables] = {}
+    owners: dict[str, list[tuple[str, str, str]]] = {}
+    for compose in sorted(estate.composes, key=lambda c: c.path):
+        reached.update(READ.findall(compose.text))
+        for service in compose.services:
+            reached.update(service.environment)
+            for prefix, image in dict(_prefixes(service)).items():
+                owners.setdefault(prefix, []).append((compose.path, service.name, image))
+        use = estate.env_use.get(compose.path)
+        if use is None:
+            continue
+        passed.update(use.loaded)
+        if _passes_dotenv(use):
+            passed.update(use.interpolation)
+        reached.update(n for p in use.loaded if p in use.files for n in use.files[p].sets)
+        for path in (*use.interpolation, *use.shell):
+            if path in use.files and not _template(path):
+                sources.setdefault(path, use.files[path])
+    texts = [c.text for c in estate.composes]
+    for path in list(sources):
+        if path in passed or any(_mounted(path, text) for text in texts):
+            sources.pop(path, None)
+    settings = tuple(_settings(estate))
+    return Wiring(frozenset(reached), frozenset(passed), sources, owners, settings)
+
+
+def _mounted(path: str, text: str) -> bool:
+    """The compose mounts a file of that name into a container (``./.env:/app/.env``),
+    whose program then reads the file itself."""
+    return re.search(rf"(?<![\w.-]){re.escape(posixpath.basename(path))}:/", text) is not None
+
+
+def _passes_dotenv(use: EnvUse) -> bool:
+    """The compose loads its project's ``.env`` through ``env_file:`` while no folder holds
+    one: the estate makes it from the files that feed interpolation (``env-files``), so a
+    container receives those whole."""
+    named = any(posixpath.basename(n) == ".env" for n in use.named)
+    return named and not any(posixpath.basename(p) == ".env" for p in use.loaded)
+
+
+def _prefixes(service: Service) -> list[tuple[str, str]]:
+    """The variable prefixes a service's program reads: its engine's (``VLLM_``), and each
+    path component of its image (``nvcr.io/nim/...`` -> ``NIM``), with the image."""
+    image = service.value("image") or ""
+    found = [(p.rstrip("_"), image) for p in PREFIXES.get(service.engine, ())]
+    name = image.split("@")[0].rsplit(":", 1)[0] if "/" in image else image.split(":")[0]
+    parts = name.split("/")
+    if len(parts) > 1 and ("." in parts[0] or ":" in parts[0] or parts[0] == "localhost"):
+        parts = parts[1:]  # the registry
+    found += [(p.upper(), image) for p in parts if re.fullmatch(r"[a-z][a-z0-9]+", p)]
+    return found
+
+
+def _unforwarded(compose: Compose, estate: Estate) -> list[Finding]:
+    """Variables a file feeding interpolation sets or names under the prefix of a service's
+    program, which no compose interpolates and no service's environment holds."""
+    wiring = _wiring(estate)
+    findings = []
+    for path, variables in sorted(wiring.sources.items()):
+        mentioned = [*variables.sets.items(), *variables.named]
+        for name, line in sorted(dict(reversed(mentioned)).items(), key=lambda i: i[1]):
+            owners = wiring.owners.get(name.split("_", 1)[0], [])
+            if name in wiring.reached or not owners or owners[0][0] != compose.path:
+                continue
+            findings.append(_unforwarded_finding(path, line, name, owners))
+    return findings
+
+
+def _unforwarded_finding(
+    path: str, line: int, name: str, owners: list[tuple[str, str, str]]
+) -> Finding:
+    first, service, image = owners[0]
+    more = f", and {len(owners) - 1} more" if len(owners) > 1 else ""
+    prefix = name.split("_", 1)[0]
+    return RULE.at(
+        path,
+        line,
+        1,
+        f"{name} reaches no container: a value set in {path} goes to interpolation only, no "
+        f"compose reads ${{{name}}}, and the services its prefix {prefix}_ is for do not list "
+        f"it under environment: ({first}: {service}, image {image}{more})",
+        hint=f"add `{name}: ${{{name}}}` to the environment: of the service that reads it",
+    )
+
+
+# --- a note that sets an interpolated variable in an env_file -------------------------------
+
+
+def _misplaced(compose: Compose, estate: Estate, use: EnvUse) -> list[Finding]:
+    """Lines of a note that set a variable in a file the compose loads through ``env_file:``
+    (its container's environment) while the compose reads that variable in ``${...}``."""
+    interpolated = set(READ.findall(compose.text)) - _container_names(compose)
+    files = {p: use.files[p] for p in use.loaded if p in use.files}
+    files = {p: v for p, v in files.items() if p not in use.interpolation}
+    if not interpolated or not files:
+        return []
+    findings = []
+    for note, line, name, mentions in _wiring(estate).settings:
+        found = {_which(mention, files) for mention in mentions}
+        path = found.pop() if len(found) == 1 else None  # beside another file: not clear
+        if path is None or name not in interpolated or name in files[path].sets:
+            continue
+        if _first_loading(estate, path, name) == compose.path:
+            findings.append(_misplaced_finding(note, line, name, path, compose, use))
+    return findings
+
+
+def _settings(estate: Estate) -> Iterator[tuple[str, int, str, tuple[str, ...]]]:
+    """Each ``NAME=value`` line of a note's blocks, with the env file paths written on the
+    last line of the block (that line or one above) that names any."""
+    for note in estate.notes:
+        for block in note.blocks:
+            mentions: tuple[str, ...] = ()
+            for line, text in block.line_texts:
+                mentions = tuple(MENTION.findall(text)) or mentions
+                match = ASSIGNED.match(text)
+                if match and mentions:
+                    yield note.path, line, match.group(1), mentions
+
+
+def _which(mention: str, files: dict[str, EnvVariables]) -> str | None:
+    """The file of ``files`` a path written in prose names (whole, or a tail of two parts
+    or more), None for any other env file."""
+    mention = posixpath.normpath(mention)
+    for path in files:
+        if path == mention or ("/" in mention and path.endswith("/" + mention)):
+            return path
+    return None
+
+
+def _container_names(compose: Compose) -> set[str]:
+    """Names a container of the compose reads by name: each written as a key or an item
+    (``NAME: ...``, ``- NAME=...``, what ``environment:`` holds), and each ``$$NAME``. The
+    names an ``env_file:`` gives are only present, not read."""
+    return set(KEY.findall(compose.text)) | set(ESCAPED.findall(compose.text))
+
+
+def _first_loading(estate: Estate, path: str, name: str) -> str | None:
+    """The first compose (by path) that loads ``path`` and interpolates ``name``."""
+    for compose in sorted(estate.composes, key=lambda c: c.path):
+        use = estate.env_use.get(compose.path)
+        if use is not None and path in use.loaded and name in READ.findall(compose.text):
+            return compose.path
+    return None
+
+
+def _misplaced_finding(
+    note: str, line: int, name: str, path: str, compose: Compose, use: EnvUse
+) -> Finding:
+    source = ", ".join(use.interpolation) or "the .env beside it"
+    return RULE.at(
+        note,
+        line,
+        1,
+        f"{name} is set here in {path}, which {compose.path} loads through env_file: "
+        f"(container environment only), but the compose reads ${{{name}}} by interpolation: "
+        "a value set there never reaches it",
+        hint=f"set {name} in {source}, the file the compose is interpolated from",
+    )
 
 
 RULE: Rule[RuleOptions] = Rule(

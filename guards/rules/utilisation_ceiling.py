@@ -6,6 +6,10 @@ shipped 0.90 did not. The ceiling comes from an active registry claim that appli
 compose (``facts.gpu_memory_utilization_max``, quoted with its reason); without one, values
 above ``default-ceiling`` fail (option, default 0.94: 0.95 and up is an error out of the box).
 Checked on the effective value, so ``--env-file`` shows what an operator's overlay does.
+Below the ceiling is vLLM's own range, (0, 1] (``CacheConfig`` in vllm/config/cache.py declares
+``gt=0, le=1``): outside it vLLM refuses to start. That bound alone also holds for the
+commands notes document (``vllm serve ... --gpu-memory-utilization 0``, read as K006 reads
+them), reported at the note's line; the estate's ceiling is about what ships, not examples.
 
 Bad:
     --- claims.yaml
@@ -45,12 +49,18 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from ..facts.invocations import Invocation, note_invocations
 from ..facts.scope import fact
 from ..findings import Finding, Severity
-from ..sources.compose.compose import Compose
-from ..sources.compose.engines import SGLANG, VLLM, Knob
+from ..sources.compose.compose import Compose, Service
+from ..sources.compose.engines import SGLANG, VLLM, Knob, Token, split_flags
+from ..sources.notes.notes import Note
+from ..sources.numbers import to_number
+from ..sources.patterns import glob_match
 from .base import Context, Rule, provenance, summary
 from .options import RuleOptions
+
+FLAGS = ("--gpu-memory-utilization", "--gpu_memory_utilization")
 
 
 class Options(RuleOptions):
@@ -59,7 +69,19 @@ class Options(RuleOptions):
     )
 
 
-def check(compose: Compose, context: Context) -> list[Finding] | None:
+def refused(engine: str, value: float) -> str | None:
+    """Why the engine refuses to start with this utilisation; None when it takes it. vLLM
+    declares the field ``gpu_memory_utilization: float = Field(default=0.9, gt=0, le=1)``
+    (``CacheConfig``, vllm/config/cache.py) and rejects anything else before loading."""
+    if engine == VLLM and not 0 < value <= 1:
+        return "is outside vLLM's range (0, 1]: vLLM refuses to start"
+    return None
+
+
+def check(target: Compose | Note, context: Context) -> list[Finding] | None:
+    if isinstance(target, Note):
+        return _check_note(target, context)
+    compose = target
     knobs = [
         (s, knob)
         for s in compose.services
@@ -67,35 +89,86 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
     ]
     if not knobs:
         return None
-    default = context.options(RULE).default_ceiling
     findings = []
     for service, knob in knobs:
         value = knob.number
         if value is None:
             continue
-        ceiling = fact(context.estate.registry, compose, service, "gpu_memory_utilization_max")
-        limit = ceiling.value if ceiling else default
-        if value <= limit + 1e-9:
+        why = refused(service.engine, value)
+        if why is not None:
+            findings.append(_refused(compose.file(knob.path), knob.line, knob.column, why, knob))
             continue
-        if ceiling:
-            claim = ceiling.claim
-            why = f": {summary(claim.reason)}" if claim.reason else ""
-            source = f"claim {claim.id}, {context.estate.registry.path}:{claim.line}{why}"
-        else:
-            source = f"the default ceiling {default:g}; no registry claim sets one for this model"
-        findings.append(
-            RULE.at(
-                compose.file(knob.path),
-                knob.line,
-                knob.column,
-                f"{_flag(knob)} {knob.value}{provenance(knob)} is above the ceiling "
-                f"{limit:.2f} ({source})",
-                knob="gpu_memory_utilization",
-                claim=ceiling.claim.id if ceiling else None,
-                hint=f"ship {limit:.2f} or lower; a bigger KV pool is not worth prefill OOMs",
-            )
-        )
+        finding = _above(compose, service, knob, value, context)
+        findings += [finding] if finding else []
     return findings
+
+
+def _above(
+    compose: Compose, service: Service, knob: Knob, value: float, context: Context
+) -> Finding | None:
+    default = context.options(RULE).default_ceiling
+    ceiling = fact(context.estate.registry, compose, service, "gpu_memory_utilization_max")
+    limit = ceiling.value if ceiling else default
+    if value <= limit + 1e-9:
+        return None
+    if ceiling:
+        claim = ceiling.claim
+        why = f": {summary(claim.reason)}" if claim.reason else ""
+        source = f"claim {claim.id}, {context.estate.registry.path}:{claim.line}{why}"
+    else:
+        source = f"the default ceiling {default:g}; no registry claim sets one for this model"
+    return RULE.at(
+        compose.file(knob.path),
+        knob.line,
+        knob.column,
+        f"{_flag(knob)} {knob.value}{provenance(knob)} is above the ceiling {limit:.2f} ({source})",
+        knob="gpu_memory_utilization",
+        claim=ceiling.claim.id if ceiling else None,
+        hint=f"ship {limit:.2f} or lower; a bigger KV pool is not worth prefill OOMs",
+    )
+
+
+def _check_note(note: Note, context: Context) -> list[Finding] | None:
+    """The engine's own bound on the utilisation a documented command passes (a ceiling of
+    the estate's is about what ships, not about an example)."""
+    if any(glob_match(note.path, pattern) for pattern in context.estate.config.history):
+        return None
+    documented = [i for i in note_invocations(note) if i.engine == VLLM]
+    findings = [f for i in documented for f in _documented(note, i)]
+    return findings if any(_values(i) for i in documented) else None
+
+
+def _documented(note: Note, invocation: Invocation) -> list[Finding]:
+    found = []
+    for token in _values(invocation):
+        value = to_number(token.text)
+        why = refused(invocation.engine, value) if value is not None else None
+        if why is not None:
+            message = f"gpu-memory-utilization {token.text} {why} (a documented command)"
+            found.append(_refused(note.path, token.line, token.column, message, None))
+    return found
+
+
+def _values(invocation: Invocation) -> list[Token]:
+    """The value words the invocation gives the utilisation flag (unresolved ones left out)."""
+    flags = split_flags(list(invocation.words), set(FLAGS))
+    return [
+        f.value
+        for f in flags
+        if f.name in FLAGS and f.value is not None and "$" not in f.value.text
+    ]
+
+
+def _refused(path: str, line: int, column: int, why: str, knob: Knob | None) -> Finding:
+    message = f"{_flag(knob)} {knob.value}{provenance(knob)} {why}" if knob else why
+    return RULE.at(
+        path,
+        line,
+        column,
+        message,
+        knob="gpu_memory_utilization",
+        hint="a fraction above 0 and at most 1: the share of GPU memory vLLM may claim",
+    )
 
 
 def _flag(knob: Knob) -> str:
@@ -107,7 +180,7 @@ RULE = Rule(
     id="K001",
     name="utilisation-ceiling",
     family="knobs",
-    targets=("compose",),
+    targets=("compose", "note"),
     severity=Severity.ERROR,
     check=check,
     doc=__doc__,

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..errors import GuardsError
 from ..sources.config import ALWAYS_EXCLUDED, Config
+from ..sources.modelfile import is_modelfile
 from ..sources.paths import check_path
 from ..sources.patterns import glob_match
 
@@ -45,19 +46,34 @@ class Tree:
 @dataclass
 class Found:
     """What discovery found: compose candidates (path, certainly a compose), notes, and the
-    paths it could not look at; beside them, the listing of the whole root."""
+    paths it could not look at; beside them, the listing of the whole root and the Ollama
+    Modelfiles in it (taken from the listing, so only when discovery ran under the root)."""
 
     composes: list[tuple[Path, bool]]
     notes: list[Path]
     errors: list[GuardsError]
     named: bool  # the paths were named, not discovered under the root
     tree: Tree = field(default_factory=Tree)
+    modelfiles: list[Path] = field(default_factory=list)
 
 
 def discover(config: Config, paths: list[Path] | None = None) -> Found:
     errors: list[GuardsError] = []
     composes, notes = _targets(config, paths, errors)
-    return Found(composes, notes, errors, bool(paths), list_tree(config))
+    tree = list_tree(config)
+    modelfiles = [] if paths else modelfiles_of(config, tree)
+    return Found(composes, notes, errors, bool(paths), tree, modelfiles)
+
+
+def modelfiles_of(config: Config, tree: Tree) -> list[Path]:
+    """The Modelfiles of the root's listing that the settings do not exclude, read for what
+    their names say (``llama3_48k.Modelfile``). The listing is in the run's key, so a
+    Modelfile added or removed is another run, and each one read is recorded."""
+    return [
+        config.root / shown
+        for shown in sorted(tree.files)
+        if is_modelfile(shown) and not _excluded(config, shown)
+    ]
 
 
 def list_tree(config: Config) -> Tree:

@@ -16,6 +16,7 @@ there is recorded as absent, so adding one is a change too.
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,6 +80,8 @@ class Environments:
         named = _named_files(config.env_files)
         self._texts = {name: self._named(name, glob) for name, glob in named.items()}
         self._projects: dict[str, Project | GuardsError] = {}
+        self._held: dict[str, EnvVariables | None] = {}
+        self._shells: dict[str, list[str]] = {}
 
     def remarks(self) -> list[str]:
         """What -v says of the overlay: its skipped lines."""
@@ -103,8 +106,58 @@ class Environments:
             folder = posixpath.dirname(shown)
             named = tuple(_env_file_names(text, env))
             container = tuple(posixpath.normpath(posixpath.join(folder, n)) for n in named)
-            used[shown] = EnvUse(tuple(f.source for f in project), container, named)
+            sources = tuple(f.source for f in project)
+            loaded = tuple(self._found(folder, n) for n in named)
+            shell = tuple(p for p in self._shell_files(folder) if p not in sources)
+            kept = [*sources, *shell, *(p for p in loaded if p)]
+            files = {p: v for p in dict.fromkeys(kept) if (v := self._variables(p)) is not None}
+            used[shown] = EnvUse(
+                sources, container, named, tuple(p for p in loaded if p), shell, files
+            )
         return used
+
+    def _found(self, folder: str, name: str) -> str | None:
+        """The file an ``env_file:`` name ``name`` of a compose in ``folder`` loads: taken from
+        that folder or the nearest folder above that holds it (a project of several ``-f``
+        files takes it from the first file's folder), None when none does."""
+        while True:
+            candidate = posixpath.normpath(posixpath.join(folder, name))
+            if not candidate.startswith("../") and (self.config.root / candidate).is_file():
+                return candidate
+            if not folder:
+                return None
+            folder = posixpath.dirname(folder)
+
+    def _shell_files(self, folder: str) -> list[str]:
+        """The env files of ``folder`` written as shell exports (``export NAME=...``): files
+        the operator sources before ``docker compose``, so their values reach interpolation
+        (and bare ``environment:`` names) only, never a container by themselves."""
+        if folder not in self._shells:
+            found = []
+            try:
+                entries = sorted((self.config.root / folder).iterdir())
+            except OSError:
+                entries = []
+            for entry in entries:
+                name = entry.name
+                if (name.endswith(".env") or name.startswith(".env")) and entry.is_file():
+                    shown = posixpath.join(folder, name)
+                    variables = self._variables(shown)
+                    if variables is not None and variables.exports:
+                        found.append(shown)
+            self._shells[folder] = found
+        return self._shells[folder]
+
+    def _variables(self, shown: str) -> EnvVariables | None:
+        """What the env file ``shown`` holds (read once); None when it cannot be read."""
+        if shown not in self._held:
+            try:
+                path = inside(self.config.root, self.config.root / shown, shown)
+                text = yamlsrc.read_text(path, shown, self.config.max_bytes)
+                self._held[shown] = EnvVariables.of(shown, text)
+            except GuardsError:
+                self._held[shown] = None
+        return self._held[shown]
 
     def _named(self, name: str, glob: str | None) -> str:
         """The text of a file ``env-files`` names (in the entry of ``glob``, for a table),
@@ -157,6 +210,38 @@ class EnvUse:
     interpolation: tuple[str, ...] = ()
     container: tuple[str, ...] = ()
     named: tuple[str, ...] = ()
+    loaded: tuple[str, ...] = ()  # the ``env_file:`` files found, from its folder or above
+    shell: tuple[str, ...] = ()  # files of shell exports in its folder (sourced, not loaded)
+    files: Mapping[str, EnvVariables] = field(default_factory=dict)  # of the files above
+
+
+# `NAME=value` in a comment: a commented-out setting, or one a sentence names.
+NAMED = re.compile(r"(?<![\w${])(?:export\s+)?([A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9])=(?=[^\s=])")
+EXPORT = re.compile(r"^[ \t]*export[ \t]+[A-Za-z_]\w*=", re.M)
+
+
+@dataclass(frozen=True)
+class EnvVariables:
+    """What one env file holds, as plain data for the rules that judge knobs (D010): each
+    variable it sets with the line that sets it last, each ``NAME=value`` its comments name
+    (a commented-out setting, an example in a sentence) with its line, and whether it is
+    written as shell exports (a file to ``source``)."""
+
+    path: str
+    sets: Mapping[str, int]
+    named: tuple[tuple[str, int], ...]
+    exports: bool
+
+    @classmethod
+    def of(cls, shown: str, text: str) -> EnvVariables:
+        """Read from ``text``; a line the env reader skips sets nothing."""
+        with located(shown):
+            parsed = parse_env(text)
+        named = []
+        for number, line in enumerate(text.split("\n"), 1):
+            if line.lstrip().startswith("#"):
+                named += [(m.group(1), number) for m in NAMED.finditer(line)]
+        return cls(shown, dict(parsed.lines), tuple(named), EXPORT.search(text) is not None)
 
 
 def _env_file_names(text: str, env: Mapping[str, str]) -> Iterator[str]:

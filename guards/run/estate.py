@@ -20,6 +20,7 @@ from ..sources import reads, yamlsrc
 from ..sources.compose.compose import Compose, OtherFile, parse_compose
 from ..sources.compose.header import Convention, convention
 from ..sources.config import Config
+from ..sources.modelfile import Modelfile, parse_modelfile
 from ..sources.paths import check_path, inside, is_inside
 from ..sources.patterns import glob_match
 from . import parallel, stacks
@@ -47,6 +48,7 @@ class Estate:
     warnings: list[str] = field(default_factory=list)  # shown on every run, exit unchanged
     tree: Tree = field(default_factory=Tree)  # every file under the root (discovery's listing)
     env_use: dict[str, EnvUse] = field(default_factory=dict)  # env files each compose reads
+    modelfiles: list[Modelfile] = field(default_factory=list)  # Ollama Modelfiles (D008)
     _rendered: dict[str, list[Rendered] | RegionError] = field(default_factory=dict, repr=False)
 
     @property
@@ -124,6 +126,7 @@ def load_estate(
     for base, overlays in stacks.plan(config, estate.composes, said):
         _stack(config, environments, convention(config.header), estate, (base, overlays))
     estate.env_use = environments.uses([(c.path, c.text, c.env) for c in estate.composes])
+    _modelfiles(config, found.modelfiles, estate)
     estate.remarks = list(said)
     return estate
 
@@ -162,6 +165,16 @@ def _stack(
         if name in by_path:
             fragment = estate.composes[by_path[name]]
             fragment.services, fragment.shipped, fragment.merged_into = [], [], shown
+
+
+def _modelfiles(config: Config, paths: list[Path], estate: Estate) -> None:
+    """The Modelfiles discovery listed, each read (and recorded) once; one that cannot be
+    read is an error, as a note is."""
+    for path in paths:
+        try:
+            estate.modelfiles.append(parse_modelfile(_read(config, path), shown_path(config, path)))
+        except GuardsError as error:
+            estate.errors.append(error)
 
 
 def _read(config: Config, path: Path) -> str:

@@ -75,6 +75,7 @@ class Common:
 
 def _checked(estate: Estate) -> list[str]:
     paths = [c.path for c in estate.composes] + [n.path for n in estate.notes]
+    paths += [m.path for m in estate.modelfiles]
     return paths + ([estate.registry.path] if estate.registry.claims else [])
 
 
@@ -191,6 +192,8 @@ def _targets(estate: Estate, kinds: tuple[str, ...]) -> list[tuple[object, str, 
         found += [(c, c.path, c.lines) for c in estate.composes]
     if "note" in kinds:
         found += [(n, n.path, n.lines) for n in estate.notes]
+    if "modelfile" in kinds:
+        found += [(m, m.path, m.lines) for m in estate.modelfiles]
     if "claim" in kinds:
         found += [(c, f"{estate.registry.path}#{c.id}", None) for c in estate.registry.claims]
     config = estate.config

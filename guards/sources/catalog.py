@@ -1,10 +1,13 @@
-"""Catalogs of profiles: YAML, TOML or JSON files with an entry per compose (its path and the
-settings it ships), read with the line of every value, for rule D004.
+"""Catalogs of profiles: YAML, TOML or JSON files with an entry per compose or service (what
+it ships), read with the line of every value, for rule D004.
 
-``Layout`` says where the entries are (a dotted key; a mapping of id to entry or a list), which
-field holds the compose path, and which fields state what (a knob name or ``status``); values
-are checked by kind (number, KV type, text, status) as they are read, and a malformed catalog is
-a GuardsError at its line.
+``Layout`` says where the entries are (a dotted key; a mapping of id to entry or a list; a file
+of one entry when a glob names one file per compose), which fields join an entry to a compose
+(its path) or a service (its name, ``container_name`` or served model name), which fields state
+what (a knob name or ``status``, by dotted path, or named by the rule's vocabulary when the
+estate maps none), and which fields hold engine flags (``args: {"--max-model-len": 32768}`` or
+``["--ctx-size 32768"]``). Values are checked by kind (number, KV type, text, status) as they
+are read, and a malformed catalog is a GuardsError at its line.
 """
 
 from __future__ import annotations
@@ -13,14 +16,18 @@ import bisect
 import json
 import posixpath
 import re
+import shlex
 import tomllib
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..errors import GuardsError
 from . import yamlsrc
 from .compose.header import STATUSES, status_of
-from .numbers import to_number
+from .numbers import read_count, readings, to_number
+from .paths import is_inside
 from .yamlsrc import MappingNode, Node, ScalarNode, SequenceNode
 
 STATUS = "status"  # a `fields` target: the header's Status, not a knob
@@ -31,13 +38,26 @@ NUMBERS = frozenset(
 )
 KV_TYPES = frozenset({"kv_cache_dtype", "cache_type_k", "cache_type_v"})
 STATUS_NAMES = sorted(set(STATUSES.values()))
+SUFFIXED = re.compile(r"\s*([0-9][0-9,]*(?:\.[0-9]+)?)\s*([kKmM])\s*")  # 32K, 1.5M
+GLOB = re.compile(r"[*?\[]")
 
 
 @dataclass(frozen=True)
 class Layout:
     entries: str  # dotted key of the entries ("" for the whole file)
     compose_key: str  # the entry field holding the compose path
-    fields: dict[str, str]  # catalog field -> knob name or "status"
+    fields: dict[str, str]  # catalog field (a dotted path in the entry) -> knob name or "status"
+    service_key: str = "service"  # the entry field naming a service (name, container, served)
+    args: tuple[str, ...] = ()  # dotted fields holding engine flags and their values
+    named: Callable[[str], str | None] | None = None  # a field name -> its target, when the
+    # estate maps no fields (then ``fields`` is unused)
+    flag: Callable[[str], str | None] = lambda flag: None  # an engine flag -> its knob
+
+    @property
+    def depth(self) -> int:
+        """How many levels of containers an entry's fields reach."""
+        paths = [*self.fields, *self.args] if self.named is None else [*self.args]
+        return max((p.count(".") for p in paths), default=0) + 3
 
 
 def status_name(value: Any) -> str | None:
@@ -45,6 +65,26 @@ def status_name(value: Any) -> str | None:
         return None
     name = status_of(value) or value.strip().lower()
     return name if name in STATUS_NAMES else None
+
+
+def number_readings(value: Any) -> tuple[float, ...] | None:
+    """What a catalog's number means: ``32768`` itself, ``32K`` 32,000 or 32,768."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        return None
+    plain = to_number(str(value))
+    if plain is not None:
+        return (plain,)
+    suffixed = SUFFIXED.fullmatch(value) if isinstance(value, str) else None
+    count = read_count(suffixed.group(1), suffixed.group(2)) if suffixed else None
+    return readings(count.value, True) if count is not None else None
+
+
+def matching(root: Path, pattern: str) -> list[str]:
+    """The files under ``root`` a catalog glob names (relative, sorted): one per compose."""
+    if not GLOB.search(pattern):
+        return [pattern]
+    found = (p for p in root.glob(pattern) if p.is_file() and is_inside(root, p))
+    return sorted(p.relative_to(root).as_posix() for p in found)
 
 
 @dataclass(frozen=True)
@@ -65,24 +105,35 @@ class Spot:
 @dataclass(frozen=True)
 class Entry:
     source: str  # the catalog file
-    name: str  # its id in a mapping of entries, #N in a list
+    name: str  # its id in a mapping of entries, #N in a list, the file's stem for a file
     line: int
-    compose: str  # the compose path, normalised
-    fields: dict[str, Spot]  # the mapped fields it gives (not null)
+    compose: str | None  # the compose path, normalised; None: joined by service or stem
+    fields: dict[str, Spot]  # the fields it states (not null), by name as written
+    targets: dict[str, str] = field(default_factory=dict)  # field -> knob name or "status"
+    service: str | None = None  # the service it names: name, container_name or served name
+    stem: str | None = None  # the stem of a catalog file of one compose
+    unread: tuple[tuple[str, int], ...] = ()  # flags no engine dialect reads as a knob
 
 
 KINDS = {"number": "a number", "kv": "a KV cache type", "text": "a string"}
 
 
-def read_catalog(text: str, source: str, layout: Layout) -> list[Entry]:
-    """The entries of one catalog; a malformed catalog raises GuardsError at its line."""
+def read_catalog(text: str, source: str, layout: Layout, one_file: bool = False) -> list[Entry]:
+    """The entries of one catalog; a malformed catalog raises GuardsError at its line.
+    ``one_file``: a file of a catalog glob, whose document is its one entry when it has no
+    ``entries`` key, joined by its stem when it names no compose or service."""
     keys = tuple(layout.entries.split(".")) if layout.entries else ()
-    spot = _document(text, source, len(keys) + 2)
+    spot = _document(text, source, len(keys) + layout.depth)
+    stem = posixpath.basename(source).rsplit(".", 1)[0] if one_file else None
     for key in keys:
         inner = spot.value.get(key) if isinstance(spot.value, dict) else None
+        if inner is None and one_file:
+            return [_entry(stem or source, spot, source, layout, stem)]
         if inner is None:
             raise GuardsError(f"no `{layout.entries}` (option entries)", source, spot.line)
         spot = inner
+    if one_file and not keys:
+        return [_entry(stem or source, spot, source, layout, stem)]
     if isinstance(spot.value, dict):
         members = list(spot.value.items())
     elif isinstance(spot.value, list):
@@ -91,31 +142,130 @@ def read_catalog(text: str, source: str, layout: Layout) -> list[Entry]:
         what = f"`{layout.entries}`" if layout.entries else "the catalog"
         problem = f"{what} must be a mapping of id to entry or a list of entries"
         raise GuardsError(problem, source, spot.line)
-    return [_entry(name, item, source, layout) for name, item in members]
+    return [_entry(name, item, source, layout, stem) for name, item in members]
 
 
-def _entry(name: str, spot: Spot, source: str, layout: Layout) -> Entry:
+def _entry(name: str, spot: Spot, source: str, layout: Layout, stem: str | None) -> Entry:
     if not isinstance(spot.value, dict):
         raise GuardsError(f"entry {name} must be a mapping of fields", source, spot.line)
-    key = layout.compose_key
-    path = spot.value.get(key)
-    if path is None:
-        raise GuardsError(f"entry {name} has no `{key}` (option compose-key)", source, spot.line)
-    if not isinstance(path.value, str) or not path.value.strip():
+    compose = _join(name, spot, layout.compose_key, source)
+    service = _join(name, spot, layout.service_key, source)
+    if compose is None and service is None and stem is None:
         raise GuardsError(
-            f"entry {name}: `{key}` must be a compose path, not {path.shown!r}", source, path.line
+            f"entry {name} has no `{layout.compose_key}` (option compose-key) or "
+            f"`{layout.service_key}` (option service-key)",
+            source,
+            spot.line,
         )
-    fields = {f: spot.value[f] for f in layout.fields if f in spot.value}
-    for field, given in fields.items():
-        kind = _kind(layout.fields[field])
+    targets, fields = _targets(spot, layout), {}
+    for key in targets:
+        given = _at(spot, key)
+        if given is not None:
+            fields[key] = _plain(given)
+    flags, unread = _flags(spot, layout)
+    for key, (target, given) in flags.items():
+        targets[key], fields[key] = target, given
+    for key, given in fields.items():
+        kind = _kind(targets[key])
         if given.value is not None and not _valid(kind, given.value):
             wanted = KINDS.get(kind) or f"a status ({', '.join(STATUS_NAMES)})"
             raise GuardsError(
-                f"entry {name}: `{field}` must be {wanted}, not {given.shown!r}", source, given.line
+                f"entry {name}: `{key}` must be {wanted}, not {given.shown!r}", source, given.line
             )
     given_fields = {f: g for f, g in fields.items() if g.value is not None}
-    compose = posixpath.normpath(path.value.strip())
-    return Entry(source, name, spot.line, compose, given_fields)
+    path = posixpath.normpath(compose) if compose is not None else None
+    mapped = {f: targets[f] for f in given_fields}
+    return Entry(source, name, spot.line, path, given_fields, mapped, service, stem, unread)
+
+
+def _join(name: str, spot: Spot, key: str, source: str) -> str | None:
+    """The compose path or service name the entry's ``key`` field gives, if it has one."""
+    given = spot.value.get(key)
+    if given is None or given.value is None:
+        return None
+    given = _plain(given)
+    if not isinstance(given.value, str) or not given.value.strip():
+        raise GuardsError(
+            f"entry {name}: `{key}` must be a compose path or a service name, not {given.shown!r}",
+            source,
+            given.line,
+        )
+    return str(given.value).strip()
+
+
+def _targets(spot: Spot, layout: Layout) -> dict[str, str]:
+    """The entry's fields that state a knob or the status: the mapped ones, else those the
+    vocabulary names."""
+    if layout.named is None:
+        return dict(layout.fields)
+    found = {}
+    for key in spot.value:
+        target = layout.named(key) if key not in (layout.compose_key, layout.service_key) else None
+        if target is not None:
+            found[key] = target
+    return found
+
+
+def _at(spot: Spot, path: str) -> Spot | None:
+    """The member at a dotted path (a key holding dots itself is found first)."""
+    if not isinstance(spot.value, dict):
+        return None
+    if path in spot.value:
+        found = spot.value[path]
+        return found if isinstance(found, Spot) else None
+    head, dot, rest = path.partition(".")
+    inner = spot.value.get(head) if dot else None
+    return _at(inner, rest) if inner is not None else None
+
+
+def _plain(spot: Spot) -> Spot:
+    """A spot whose containers are plain data again (a field read deeper than it goes)."""
+    if isinstance(spot.value, dict) and any(isinstance(v, Spot) for v in spot.value.values()):
+        return Spot(spot.line, {k: _plain(v).value for k, v in spot.value.items()})
+    if isinstance(spot.value, list) and any(isinstance(v, Spot) for v in spot.value):
+        return Spot(spot.line, [_plain(v).value for v in spot.value])
+    return spot
+
+
+def _flags(
+    spot: Spot, layout: Layout
+) -> tuple[dict[str, tuple[str, Spot]], tuple[tuple[str, int], ...]]:
+    """The flags the entry's argument fields pass: ``args.--flag`` -> (knob, value); and the
+    flags no dialect reads as a knob, with their lines."""
+    found: dict[str, tuple[str, Spot]] = {}
+    unread: list[tuple[str, int]] = []
+    for path in layout.args:
+        held = _at(spot, path)
+        for flag, given in _flag_values(held) if held is not None else []:
+            knob = layout.flag(flag)
+            if knob is None:
+                unread.append((flag, given.line))
+            elif not isinstance(given.value, bool):
+                found.setdefault(f"{path}.{flag}", (knob, given))
+    return found, tuple(unread)
+
+
+def _flag_values(held: Spot) -> list[tuple[str, Spot]]:
+    """(flag, value) pairs of a flag-keyed mapping, a list of ``--flag value`` words or one
+    string of them; a flag without a value gets True."""
+    if isinstance(held.value, dict):
+        return [(k, _plain(v)) for k, v in held.value.items() if k.startswith("-")]
+    items = held.value if isinstance(held.value, list) else [held]
+    pairs: list[tuple[str, Spot]] = []
+    for item in (i if isinstance(i, Spot) else Spot(held.line, i) for i in items):
+        if not isinstance(item.value, str):
+            continue
+        try:
+            words = shlex.split(item.value)
+        except ValueError:
+            continue
+        for word in words:
+            flag, eq, value = word.partition("=")
+            if word.startswith("-") and to_number(word) is None:
+                pairs.append((flag, Spot(item.line, value if eq else True)))
+            elif pairs and pairs[-1][1].value is True:
+                pairs[-1] = (pairs[-1][0], Spot(item.line, word))
+    return pairs
 
 
 def _kind(target: str) -> str:
@@ -128,8 +278,7 @@ def _valid(kind: str, value: Any) -> bool:
     if kind == STATUS:
         return status_name(value) is not None
     if kind == "number":
-        plain = isinstance(value, (int, float, str)) and not isinstance(value, bool)
-        return plain and to_number(str(value)) is not None
+        return number_readings(value) is not None
     return isinstance(value, str) and bool(value.strip())
 
 

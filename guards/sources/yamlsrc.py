@@ -432,7 +432,7 @@ def _plain_safe(value: str, flow: bool = False) -> bool:
         or ": " in value
         or " #" in value
         or value.endswith(":")
-        or (flow and any(c in value for c in ",[]{}#:"))
+        or (flow and any(c in value for c in ",[]{}#:?"))  # pure PyYAML ends one at `?`
     ):
         return False
     try:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,6 +36,7 @@ from ..sources.registry import Claim, Registry
 if TYPE_CHECKING:
     from ..run.estate import Estate
     from ..sources.compose.compose import Compose
+    from ..sources.notes.notes import Note
 
 HAND_WRITTEN = "hand-written text inside the copy"
 # Words of a claim's wording or another script; identifiers (fp8_e4m3, 1.5) stay one word.
@@ -47,20 +48,39 @@ DECORATION = frozenset(" \t#-*•⤷→▸⚠⭐❌✅🧪‼\ufe0f")
 
 
 @dataclass(frozen=True)
+class Proposal:
+    """The edit ``fix`` leaves for a person: lines of the file as fixed, and what replaces them."""
+
+    line: int  # the first line replaced, in the file as ``fix`` leaves it
+    old: list[str]
+    new: list[str]
+
+    def say(self, shown: str) -> str:
+        last = self.line + len(self.old) - 1
+        where = f"{shown}:{self.line}" + (f"-{last}" if last > self.line else "")
+        return "".join(
+            [f"  edit {where}: replace\n", *(f"  - {line}\n" for line in self.old), "  with\n"]
+            + [f"  + {line}\n" for line in self.new]
+        )
+
+
+@dataclass(frozen=True)
 class Fixed:
-    text: str  # the compose with its copies replaced and its regions rendered
-    edits: list[Edit]  # the edits that turn the compose's text into ``text``
+    text: str  # the file with its copies replaced and (a compose) its regions rendered
+    edits: list[Edit]  # the edits that turn the file's text into ``text``
     replaced: list[Finding]  # the copies now inside claim regions
     left: list[tuple[Finding, str]]  # the copies not replaced, and why
+    proposals: dict[Finding, Proposal] = field(default_factory=dict)  # for copies left
 
 
 @dataclass(frozen=True)
 class Target:
-    """A file with stale copies; ``compose`` is None for a note (copies there are left)."""
+    """A file with stale copies; ``compose`` is None for a note."""
 
     path: str
     compose: Compose | None
     copies: list[Finding]
+    note: Note | None = None
 
 
 def targets(estate: Estate, findings: Iterable[Finding]) -> list[Target]:
@@ -70,13 +90,15 @@ def targets(estate: Estate, findings: Iterable[Finding]) -> list[Target]:
     for finding in findings:
         by_path.setdefault(finding.path, []).append(finding)
     composes = {c.path: c for c in estate.composes}
+    notes = {n.path: n for n in estate.notes}
     seen: set[str] = set()
     found = []
     for path, copies in by_path.items():
         real = os.path.realpath(estate.root / path)
         if real not in seen:
             seen.add(real)
-            found.append(Target(path, composes.get(path), list(dict.fromkeys(copies))))
+            unique = list(dict.fromkeys(copies))
+            found.append(Target(path, composes.get(path), unique, notes.get(path)))
     return found
 
 
@@ -87,9 +109,11 @@ def fix_stale_copies(
     registry: Registry,
     templates: Path | None,
     root: Path | None,
+    note: bool = False,
 ) -> Fixed:
     """``text`` with each copy (a C001 finding in it) that holds nothing but the claim's
-    wording replaced by a rendered claim region."""
+    wording replaced by a rendered claim region; for a copy left, the edit a person can make
+    (its whole unit replaced by the region) when the unit is whole lines."""
     lines = text.split("\n")
     starts = [*line_starts(text), len(text)]
     edits: list[Edit] = []
@@ -98,33 +122,41 @@ def fix_stale_copies(
     last = 0
     for copy in sorted(copies, key=lambda f: (f.line, f.end_line)):
         end_line = max(copy.end_line, copy.line)
-        why = _why_left(copy, lines[copy.line - 1 : end_line], last, registry)
+        why = _why_left(copy, lines[copy.line - 1 : end_line], last, registry, note)
         if why:
             left.append((copy, why))
             continue
-        indent = indentation(lines[copy.line - 1])
-        region = f"{indent}# >>> guards:claim {copy.claim}\n{indent}# <<< guards:claim\n"
+        render = note_region if note else compose_region
+        region = render(
+            copy.claim or "", indentation(lines[copy.line - 1]), registry, templates, root, shown
+        )
         end = starts[end_line] if end_line < len(lines) else len(text)
         edits.append(Edit(starts[copy.line - 1], end, region))
         replaced.append(copy)
         last = end_line
     staged = apply(text, edits)
-    rendered = regenerate(staged, shown, registry, templates, root, force=False)
+    rendered = [] if note else regenerate(staged, shown, registry, templates, root, force=False)
     final = apply(staged, rendered)
-    if yamlsrc.data(text, shown) != yamlsrc.data(final, shown):
+    if not note and yamlsrc.data(text, shown) != yamlsrc.data(final, shown):
         raise GuardsError(
             "refusing to write: replacing the stale copies would change the YAML data (is a "
             "copy inside a block scalar?); nothing written",
             shown,
         )
-    return Fixed(final, composed(edits, rendered, final), replaced, left)
+    done = composed(edits, rendered, final)
+    fixed = Fixed(final, done, replaced, left)
+    return replace(fixed, proposals=_proposals(fixed, text, registry, templates, root, shown, note))
 
 
-def _why_left(copy: Finding, lines: list[str], last: int, registry: Registry) -> str | None:
+def _why_left(
+    copy: Finding, lines: list[str], last: int, registry: Registry, note: bool = False
+) -> str | None:
     """Why a copy (its ``lines``) is not replaced, or None; ``last``: the last line replaced."""
     if copy.line <= last:
         return "overlaps a copy already replaced"
-    if not all(line.lstrip().startswith("#") for line in lines):
+    if note:
+        lines = ["#" + line for line in lines]  # a note's lines read as comment lines
+    elif not all(line.lstrip().startswith("#") for line in lines):
         return "not whole comment lines"
     claim = registry.get(copy.claim or "")
     if claim is None or hand_written(lines, claim):
@@ -241,3 +273,96 @@ def composed(first: list[Edit], second: list[Edit], final: str) -> list[Edit]:
         after += sum(span[3] for span in moved)
         out.append(Edit(origin, end - before, final[target : end + after]))
     return out
+
+
+# -- regions and the edits left for a person -------------------------------------------------
+
+
+def compose_region(
+    claim_id: str,
+    indent: str,
+    registry: Registry,
+    templates: Path | None,
+    root: Path | None,
+    shown: str,
+) -> str:
+    """A claim region's markers at ``indent``; ``regenerate`` renders its body."""
+    return f"{indent}# >>> guards:claim {claim_id}\n{indent}# <<< guards:claim\n"
+
+
+def rendered_region(
+    claim_id: str,
+    indent: str,
+    registry: Registry,
+    templates: Path | None,
+    root: Path | None,
+    shown: str,
+) -> str:
+    """A compose's claim region for ``claim_id``, rendered as ``regen`` renders it."""
+    markers = compose_region(claim_id, indent, registry, templates, root, shown)
+    text = markers + "services: {}\n"  # a compose of the region alone
+    rendered = apply(text, regenerate(text, shown, registry, templates, root, force=False))
+    return rendered[: -len("services: {}\n")]
+
+
+def note_region(
+    claim_id: str,
+    indent: str,
+    registry: Registry,
+    templates: Path | None,
+    root: Path | None,
+    shown: str,
+) -> str:
+    """A note's claim region: the claim template's lines between HTML-comment markers (which
+    markdown does not show), rendered as a compose's region is."""
+    body = rendered_region(claim_id, "", registry, templates, root, shown).split("\n")[1:-2]
+    lines = [line[2:] if line.startswith("# ") else line[1:] for line in body]
+    return "".join(
+        [f"<!-- >>> guards:claim {claim_id} -->\n", *(f"{line}\n" for line in lines)]
+        + ["<!-- <<< guards:claim -->\n"]
+    )
+
+
+def _proposals(
+    fixed: Fixed,
+    text: str,
+    registry: Registry,
+    templates: Path | None,
+    root: Path | None,
+    shown: str,
+    note: bool,
+) -> dict[Finding, Proposal]:
+    """For each copy left, the edit that replaces its whole unit (sentence run, bullet, table
+    row or paragraph) with the claim's region, when those are whole lines outside what was
+    replaced: the person decides whether the words around the copy still hold."""
+    from ..claims.scan import passages
+    from ..sources.compose.compose import parse_compose
+    from ..sources.notes.notes import parse_note
+
+    if not fixed.left:
+        return {}
+    target = parse_note(text, shown) if note else parse_compose(text, shown)
+    units = [[n for n, _ in unit.lines] for p in passages(target) for unit in p.units]
+    lines = text.split("\n")
+    starts = [*line_starts(text), len(text)]
+    taken = {n for c in fixed.replaced for n in range(c.line, max(c.line, c.end_line) + 1)}
+    found = {}
+    for copy, _ in fixed.left:
+        touched = [n for u in units if any(copy.line <= n <= copy.end_line for n in u) for n in u]
+        if not touched or copy.claim is None:
+            continue
+        first, last = min(touched), max(touched)
+        span = lines[first - 1 : last]
+        if taken & set(range(first, last + 1)):
+            continue
+        if not note and not all(line.lstrip().startswith("#") for line in span):
+            continue
+        render = note_region if note else rendered_region
+        new = render(copy.claim, indentation(lines[first - 1]), registry, templates, root, shown)
+        shift = sum(
+            e.new.count("\n") - text[e.start : e.end].count("\n")
+            for e in fixed.edits
+            if e.end <= starts[first - 1]
+        )
+        found[copy] = Proposal(first + shift, span, new.rstrip("\n").split("\n"))
+    return found

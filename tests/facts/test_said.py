@@ -2,9 +2,10 @@
 text, and the look-alikes each leaves alone."""
 
 from guards.facts import knobwords
-from guards.facts.said import Statement, compose_statements, note_statements
+from guards.facts.said import Statement, compose_statements, modelfile_statements, note_statements
 from guards.facts.subjects import subjects
 from guards.sources.compose.compose import parse_compose
+from guards.sources.modelfile import parse_modelfile
 from guards.sources.notes.notes import parse_note
 
 
@@ -148,3 +149,65 @@ def test_subjects_resolve_by_name_path_stem_and_served_name():
     assert known.resolve("nothing-here") is None
     assert known.mentioned("Open the Chat UI, then ask qwen-small") is None  # two services
     assert [t.service.name for t in known.mentioned("Open the Chat UI now") or []] == ["chat-ui"]
+
+
+def test_gpu_table_reads_ids_with_the_container_column_as_another_name():
+    text = "| Service | Container Name | Default GPU ID |\n|---|---|---|\n| LLM | `llm-ms` | 1 |\n"
+    found = note_statements(parse_note(text, "docs/n.md"))
+    assert [(s.subject, s.names, s.knob, s.value, s.line, s.column) for s in found] == [
+        ("LLM", ("llm-ms",), "gpu_ids", "1", 3, 20),
+    ]
+
+
+def test_gpu_sentences_give_cards_per_service_counts_and_tensor_parallel():
+    text = (
+        "GPU 0: embedder; GPU 1, 2: chat-llm.\n"
+        "The chat-llm service requires 2 GPUs (TP2). The stack needs 3 x H100.\n"
+    )
+    found = note_statements(parse_note(text, "docs/n.md"))
+    assert [
+        (s.subject if not s.mention else "…", s.knob, s.value, s.line, s.column) for s in found
+    ] == [
+        ("embedder", "gpu_ids", "0", 1, 5),
+        ("chat-llm", "gpu_ids", "1,2", 1, 22),
+        ("…", "gpus", "2", 2, 31),
+        ("…", "tensor_parallel_size", "2", 2, 41),
+    ]
+    assert "chat-llm service" in (found[2].subject or "")
+
+
+def test_shell_exports_are_read_with_their_section():
+    text = "# A\n\n## Fallback\n\n```sh\nexport LLM_GPU=1,2\ndocker compose up\n```\n"
+    found = note_statements(parse_note(text, "docs/n.md"))
+    assert [(s.knob, s.value, s.line, s.column, s.layout, s.section) for s in found] == [
+        ("LLM_GPU", "1,2", 6, 16, "export", 1),
+    ]
+
+
+def test_a_figure_in_a_file_name_is_about_the_context_the_file_sets():
+    assert said_name(
+        "llama3.1_q6k_48k.Modelfile", "FROM llama3.1:8b\nPARAMETER num_ctx 46000\n"
+    ) == [(None, "max_model_len", "48k", 2, 19, "name")]
+    assert said_name("m_32k_64k.Modelfile", "FROM m\nPARAMETER num_ctx 32000\n") == []  # two
+    assert said_name("phi3-128k.Modelfile", "FROM phi3:mini-128k\nPARAMETER num_ctx 8192\n") == []
+    assert said_name("m_8b.Modelfile", "FROM m\nPARAMETER num_ctx 8192\n") == []  # not a count
+    assert said_name("m_32k.Modelfile", "FROM m\nPARAMETER temperature 0.2\n") == []  # no knob
+
+
+def said_name(path: str, text: str) -> list[tuple]:
+    return [
+        (s.subject, s.knob, s.value, s.line, s.column, s.layout)
+        for s in modelfile_statements(parse_modelfile(text, path))
+    ]
+
+
+def test_a_compose_name_figure_is_about_its_one_server():
+    text = (
+        "services:\n  llm:\n    image: vllm/vllm-openai:v0.27.1\n"
+        "    command: [--model, org/m, --max-model-len, '8192']\n"
+    )
+    found = compose_statements(parse_compose(text, "stack/chat-16k.yml"))
+    assert [(s.subject, s.knob, s.value, s.line, s.layout) for s in found] == [
+        ("llm", "max_model_len", "16k", 4, "name")
+    ]
+    assert compose_statements(parse_compose(text.replace("org/m", "org/m-16k"), "a-16k.yml")) == []

@@ -377,22 +377,25 @@ def test_lines_of_generated_catalogs(kind, seed):
         (
             "c.toml",
             "[[entries]]\nmax_ctx = 1\n",
-            "c.toml:1: entry #1 has no `compose_path` (option compose-key)",
+            "c.toml:1: entry #1 has no `compose_path` (option compose-key) or "
+            "`service` (option service-key)",
         ),
         (
             "c.toml",
             "[entries.x.meta]\nnote = 'x has no fields of its own'\n",
-            "c.toml:1: entry x has no `compose_path` (option compose-key)",
+            "c.toml:1: entry x has no `compose_path` (option compose-key) or "
+            "`service` (option service-key)",
         ),
         (
             "c.yaml",
             "entries:\n  a:\n    compose_path:\n      - composes/a.yml\n",
-            "c.yaml:3: entry a: `compose_path` must be a compose path, not \"['composes/a.yml']\"",
+            "c.yaml:3: entry a: `compose_path` must be a compose path or a service name, "
+            "not \"['composes/a.yml']\"",
         ),
         (
             "c.json",
-            '{"entries": {"a": {"compose_path": "x.yml",\n "max_ctx": "128K"}}}',
-            "c.json:2: entry a: `max_ctx` must be a number, not '128K'",
+            '{"entries": {"a": {"compose_path": "x.yml",\n "max_ctx": "128 KiB"}}}',
+            "c.json:2: entry a: `max_ctx` must be a number, not '128 KiB'",
         ),
         (
             "c.yaml",
@@ -476,14 +479,15 @@ services:
         (
             'catalogs = ["profiles.yaml"]\nfields = {ctx = "max_context"}',
             "",
-            "guards.toml:4: rules.catalog-drift.fields: ctx = 'max_context': not a knob name or "
-            "status (got {'ctx': 'max_context'})",
+            "guards.toml:4: rules.catalog-drift.fields: ctx = 'max_context': not a knob name, its "
+            "flag or status (got {'ctx': 'max_context'})",
         ),
         ('catalogs = ["profiles.yaml"]', None, "profiles.yaml: no such file"),
         (
             'catalogs = ["profiles.yaml"]',
             "entries:\n  m:\n    max_model_len: 65536\n",
-            "profiles.yaml:2: entry m has no `compose_path` (option compose-key)",
+            "profiles.yaml:2: entry m has no `compose_path` (option compose-key) or "
+            "`service` (option service-key)",
         ),
     ],
 )

@@ -1,8 +1,9 @@
-"""K006 and K007 on the development corpus of real estates: their scores printed, not asserted
+"""K006, K007 and K001 on the development corpus of real estates: their scores printed, not asserted
 (the corpus lives outside the repository; the test skips without it).
 
 Run with ``-s`` to read them: labels of the classes the rules cover found per estate, and
-findings on files the labels call clean or on their lookalikes (both should stay 0)."""
+findings on files the labels call clean or on their lookalikes (both should stay 0). Flags
+in documented commands count too: unknown-flag and unsafe-knob labels on notes."""
 
 from __future__ import annotations
 
@@ -18,8 +19,8 @@ import yaml
 from guards.rules import all_rules
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "estates-dev"
-WANTED = ("K006", "K007")
-CLASSES = ("unknown-flag",)
+WANTED = ("K006", "K007", "K001")
+CLASSES = ("unknown-flag", "unsafe-knob")
 
 
 def _near(finding: dict, entry: dict) -> bool:
@@ -45,7 +46,12 @@ def _score(estate: Path, tmp: Path) -> str:
     wanted = [e for e in labels.get("defects") or [] if e["class"] in CLASSES]
     hits = sum(any(_near(f, e) for f in found) for e in wanted)
     clean = [f for f in found if f["path"] in set(labels.get("clean") or [])]
-    looks = [f for f in found if any(_near(f, e) for e in labels.get("lookalikes") or [])]
+    on_label = [f for f in found if any(_near(f, e) for e in labels.get("defects") or [])]
+    looks = [
+        f
+        for f in found
+        if f not in on_label and any(_near(f, e) for e in labels.get("lookalikes") or [])
+    ]
     return (
         f"{estate.name}: {hits}/{len(wanted)} labels, {len(found)} findings, "
         f"{len(clean)} on clean files, {len(looks)} on lookalikes"

@@ -1,8 +1,9 @@
 """D009 and D010 on the development corpus of real estates: their scores printed, not asserted
 (the corpus lives outside the repository; the test skips without it).
 
-Run with ``-s`` to read them: labels of the classes the rules cover found per estate, and
-findings on files the labels call clean or on their lookalikes (both should stay 0)."""
+Run with ``-s`` to read them: labels of the classes the rules cover found per estate (and
+the ones missed), and findings on files the labels call clean or on their lookalikes (both
+should stay 0)."""
 
 from __future__ import annotations
 
@@ -46,9 +47,11 @@ def _score(estate: Path, tmp: Path) -> str:
     hits = sum(any(_near(f, e) for f in found) for e in wanted)
     clean = [f for f in found if f["path"] in set(labels.get("clean") or [])]
     looks = [f for f in found if any(_near(f, e) for e in labels.get("lookalikes") or [])]
+    missed = [f"{e['path']}:{e.get('line')}" for e in wanted if not any(_near(f, e) for f in found)]
     return (
         f"{estate.name}: {hits}/{len(wanted)} labels, {len(found)} findings, "
         f"{len(clean)} on clean files, {len(looks)} on lookalikes"
+        + (f"; missed {', '.join(missed)}" if missed else "")
     )
 
 

@@ -1,5 +1,5 @@
 """D008 on the real estates of ../shared/corpus/estates-dev: its findings against the labels
-of the value-drift and port-mismatch classes, and on the files labelled clean or lookalike.
+of the value-drift, port-mismatch and gpu-topology-mismatch classes, and on the files labelled clean or lookalike.
 A printed report (`pytest -s`), not a gate; skipped when the corpus is absent."""
 
 import shutil
@@ -16,7 +16,7 @@ from guards.sources.configfile import load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 DEV = ROOT.parent / "shared" / "corpus" / "estates-dev"
-CLASSES = ("value-drift", "port-mismatch")
+CLASSES = ("value-drift", "port-mismatch", "gpu-topology-mismatch")
 
 pytestmark = pytest.mark.skipif(not DEV.is_dir(), reason="../shared/corpus/estates-dev is absent")
 

@@ -875,3 +875,58 @@ def test_every_edit_reads_back_the_same_in_every_reader(values, figure):
         text = apply(text, evidence_edits(text, "claims.yaml", claim, entry))
         claims[index]["evidence"].append(entry)
         assert_every_reader_loads(text, want)
+
+
+# Passages the way `find --confirm` takes them from a note or a compose: the characters YAML
+# gives meaning to where a plain scalar starts or a line ends.
+TRICKY = st.sampled_from(
+    ["- ", "# ", "{", "}", "[", "'", '"', ": ", ":", "\t", " ", "\n", "? ", "&a ", "*a", "!x ",
+     "|", ">", "%", "@", "`", ",", "--- ", "...", "0x1F", "2026-09-08", "yes", "~", "null",
+     "é", "⚠️", "#1096", "a", "word"]
+)  # fmt: skip
+
+
+@st.composite
+def passages(draw) -> str:
+    text = "".join(draw(st.lists(TRICKY, min_size=1, max_size=12)))
+    assume(text.strip())
+    return text
+
+
+@st.composite
+def confirm_starts(draw) -> str:
+    """A registry as `claims add` leaves it (a multi-line title, a match phrase), or a claim
+    with variants already, in block or flow style."""
+    start = draw(st.sampled_from(["added", "block", "flow", "none"]))
+    if start == "added":
+        entry = {
+            "id": "a",
+            "title": tidy(draw(st.sampled_from(["Two\nlines: of title", "A: b\n- c", "A"]))),
+            "status": "active",
+            "asserted": dt.date(2026, 9, 1),
+            "text": tidy(draw(passages())),
+            "match": [draw(st.sampled_from(["m", "a: b"]))],
+        }
+        return apply("", add_claim_edits("", "claims.yaml", entry))
+    return (
+        HEAD
+        + {
+            "block": "    variants:\n      - one\n",
+            "flow": "    variants: [one]\n",
+            "none": "",
+        }[start]
+    )
+
+
+@settings(PROPERTY, max_examples=300)
+@given(confirm_starts(), passages(), passages())
+def test_two_confirms_into_one_claim_hold_both_passages_verbatim(text, first, second):
+    """`find --confirm` twice into the same claim: each reader loads the old data with both
+    passages, verbatim, at the end of its variants (a second equal passage is not added)."""
+    old = plain(yaml.load(text, Loader=yaml.CSafeLoader))
+    for new in (first, second):
+        text = apply(text, append_edits(text, "claims.yaml", "a", "variants", new))
+    variants = old["claims"][0].setdefault("variants", [])  # type: ignore[index]
+    variants += [p for p in dict.fromkeys([first, second]) if p not in variants]
+    assert_every_reader_loads(text, old)
+    assert parse(text, "claims.yaml").get("a").variants[-len(variants) :] == variants

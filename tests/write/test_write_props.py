@@ -467,7 +467,9 @@ def allowed_changes(ran: Ran) -> set[str]:
     case = ran.case
     if "--check" in ran.args or "--diff" in ran.args:  # they print what would change
         return set()
-    if case.command in ("fix", "regen"):
+    if case.command == "fix":  # its stale copies and citations are in composes and notes
+        return {f"root/{n}" for n in case.files if n.startswith(("composes/", "learnings/"))}
+    if case.command == "regen":
         return {f"root/{name}" for name in case.files if name.startswith("composes/")}
     if case.command == "baseline":
         return {f"root/{case.expect['target']}"} if not case.links else set()

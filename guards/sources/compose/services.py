@@ -45,6 +45,7 @@ class Service:
     # UNKNOWN: nothing serves, whatever the image).
     launch: Launch = field(default_factory=lambda: Launch(UNKNOWN, "not read"))
     path: str | None = None  # the file that defines it, when not the compose's own
+    container_name: str | None = None  # `container_name:`, interpolated (catalogs join by it)
 
     def file(self, compose_path: str) -> str:
         return self.path or compose_path
@@ -426,6 +427,9 @@ def _place(service: Service, node: Node, env: Mapping[str, str], tokens: list[To
     """The keys that decide when and on what the service runs: ``profiles``, ``runtime``,
     ``devices``, ``gpus`` and the engine's ``--device``."""
     service.profiles = _strings(yamlsrc.get(node, "profiles"), env)
+    container = yamlsrc.get(node, "container_name")
+    if isinstance(container, ScalarNode):
+        service.container_name = _scalar_value(container, env).text.strip() or None
     runtime = yamlsrc.get(node, "runtime")
     if isinstance(runtime, ScalarNode):
         service.runtime = _scalar_value(runtime, env).text.strip().lower() or None

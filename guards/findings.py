@@ -98,13 +98,16 @@ def with_fingerprints(findings: list[Finding], lines: list[str] | None) -> list[
 @dataclass(frozen=True)
 class CheckResult:
     """One check: one rule applied to one target. It fails when it has an error finding;
-    waived findings (suppressed or in the baseline) are kept apart and do not count."""
+    waived findings (suppressed or in the baseline) are kept apart and do not count. Without
+    one, it passes unless the rule said it could not decide (``not_judged``): a check that
+    cannot judge neither passes nor fails, and says why."""
 
     rule: str
     target: str
     findings: tuple[Finding, ...] = field(default_factory=tuple)
     remarks: tuple[str, ...] = ()  # what the rule could not check, for --verbose
     waived: tuple[Finding, ...] = ()
+    not_judged: tuple[str, ...] = ()  # why the rule could not decide, when it could not
 
     def waive(self, decide: Callable[[Finding], Waiver | None]) -> CheckResult:
         """This result with the findings ``decide`` gives a waiver moved to ``waived``."""
@@ -120,8 +123,17 @@ class CheckResult:
         return replace(self, findings=tuple(kept), waived=tuple(waived))
 
     @property
+    def failed(self) -> bool:
+        return any(f.severity is Severity.ERROR for f in self.findings)
+
+    @property
+    def judged(self) -> bool:
+        """Whether the check decided: a failure is certain even where a part was undecided."""
+        return self.failed or not self.not_judged
+
+    @property
     def passed(self) -> bool:
-        return not any(f.severity is Severity.ERROR for f in self.findings)
+        return self.judged and not self.failed
 
 
 @dataclass(frozen=True)
@@ -133,6 +145,7 @@ class Summary:
     warnings: int
     suppressed: int = 0
     baselined: int = 0
+    not_judged: int = 0  # checks that could neither pass nor fail
 
 
 @dataclass(frozen=True)
@@ -161,19 +174,21 @@ class Run:
 
     @property
     def summary(self) -> Summary:
-        failed = sum(1 for r in self.results if not r.passed)
+        failed = sum(1 for r in self.results if r.failed)
+        undecided = sum(1 for r in self.results if not r.judged)
         found = self.findings
         warnings = sum(1 for f in found if f.severity is not Severity.ERROR)
         kinds = [f.waiver.kind for f in self.waived if f.waiver]
         baselined = kinds.count("baseline")
         return Summary(
-            len(self.results) - failed,
+            len(self.results) - failed - undecided,
             failed,
             self.files,
             len(found),
             warnings,
             suppressed=len(kinds) - baselined,
             baselined=baselined,
+            not_judged=undecided,
         )
 
     @property
@@ -184,7 +199,7 @@ class Run:
             return 2
         if self.strict_baseline and self.stale:
             return 1
-        return 1 if any(not r.passed for r in self.results) else 0
+        return 1 if any(r.failed for r in self.results) else 0
 
 
 # -- a run as JSON values (how the run cache keeps one) -------------------------------------
@@ -209,8 +224,8 @@ def to_json(run: Run) -> dict[str, object]:
 
 def _results_json(results: tuple[CheckResult, ...]) -> dict[str, object]:
     """The check results as columns: each result's rule and target an index into the names
-    (every rule checks every target), and what the few with findings or remarks hold, by
-    position. A kept run of 1,000 composes is 0.3 MB this way (2.6 MB with an object per
+    (every rule checks every target), and what the few with findings, remarks or reasons
+    they could not decide hold, by position. A kept run of 1,000 composes is 0.3 MB this way (2.6 MB with an object per
     result), and parses seven times as fast."""
     rules = list(dict.fromkeys(r.rule for r in results))
     targets = list(dict.fromkeys(r.target for r in results))
@@ -227,9 +242,10 @@ def _results_json(results: tuple[CheckResult, ...]) -> dict[str, object]:
                 [_finding_json(f) for f in r.findings],
                 list(r.remarks),
                 [_finding_json(f) for f in r.waived],
+                list(r.not_judged),
             ]
             for position, r in enumerate(results)
-            if r.findings or r.remarks or r.waived
+            if r.findings or r.remarks or r.waived or r.not_judged
         ],
     }
 
@@ -321,18 +337,18 @@ def _indexes(data: object, names: tuple[str, ...]) -> list[int]:
     return found
 
 
-Details = tuple[tuple[Finding, ...], tuple[str, ...], tuple[Finding, ...]]
+Details = tuple[tuple[Finding, ...], tuple[str, ...], tuple[Finding, ...], tuple[str, ...]]
 
 
 def _details(data: object, size: int) -> dict[int, Details]:
-    """The findings, remarks and waived findings of the results that have any, by position
-    (in order, each below ``size``)."""
+    """The findings, remarks, waived findings and reasons not judged of the results that have
+    any, by position (in order, each below ``size``)."""
     details: dict[int, Details] = {}
     last = -1
     for item in _list(data):
-        if type(item) is not list or len(item) != 4:
+        if type(item) is not list or len(item) != 5:
             raise ValueError("not the details of a check result")
-        position, findings, remarks, waived = item
+        position, findings, remarks, waived, undecided = item
         if type(position) is not int or not last < position < size:
             raise ValueError("not the position of a check result")
         last = position
@@ -340,6 +356,7 @@ def _details(data: object, size: int) -> dict[int, Details]:
             tuple(_finding(f) for f in _list(findings)),
             _texts(remarks),
             tuple(_finding(f) for f in _list(waived)),
+            _texts(undecided),
         )
     return details
 

@@ -40,6 +40,14 @@ def tree_digest(root: Path) -> dict[str, str]:
     }
 
 
+def write(root: Path, files: dict[str, str]) -> Path:
+    """Write each of ``files`` (path relative to ``root``: text) under ``root``."""
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    return root
+
+
 # A withdrawn claim, and a stale copy of it in compose comments (lines 1-2), for the tests of
 # the commands and formats that act on stale copies.
 WITHDRAWN_CLAIM = """\

@@ -18,18 +18,12 @@ from guards.sources.jsonsrc import parse as parse_json
 from guards.sources.nesting import MAX_DEPTH
 from guards.sources.yamlsrc import data as parse_yaml
 
-from .cli_helpers import run_guards, tree_digest
+from .cli_helpers import run_guards, tree_digest, write
 from .conftest import FIXTURES
 
 GOOD = (FIXTURES / "scrapes" / "slow-after.prom").read_text(encoding="utf-8")
 COMPOSE = "services:\n  a:\n    image: x\n"
 DEEP = f"nested more than {MAX_DEPTH} levels deep"
-
-
-def write(root, files):
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text, encoding="utf-8")
 
 
 def refused(capsys, root, *args):

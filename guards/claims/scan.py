@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 from ..sources.markers import COMMIT_REF, Marker, correction, covered_parts, strip_struck
 from ..sources.notes.notes import Note
+from . import followup
 from .textmatch import (
     DISTINCTIVE,
     MIN_STATEMENT,
@@ -443,15 +444,17 @@ class Candidate:
     end_line: int
     score: float  # the largest share of a claim statement's weight the unit holds
     weight: float  # the weight of all the claim's words it holds (ties: more is closer)
-    status: str  # "stale" | "correction" | "copy" | "cites" | "candidate"
+    status: str  # "stale" | "correction" | "copy" | "cites" | "follow-up" | "candidate"
     shared: tuple[str, ...]  # the claim's most distinctive words it holds
     phrases: tuple[str, ...]  # 3-word runs of the claim it repeats
     text: str
+    condition: str = ""  # a follow-up's: what it waits for ("when 1096 recovers")
 
 
 def rank(scan: ClaimScan, claim: Claim, limit: int | None = None) -> list[Candidate]:
     """Every unit of the estate that shares distinctive words with ``claim``, most similar
-    first, for ``guards claims find``."""
+    first, for ``guards claims find``; the follow-ups that act on it come right below its
+    restatements."""
     matcher = scan.matcher(claim)
     statements = [(s, t) for s, t in _statements(scan, claim) if t >= MIN_STATEMENT]
     found: list[Candidate] = []
@@ -460,22 +463,24 @@ def rank(scan: ClaimScan, claim: Claim, limit: int | None = None) -> list[Candid
         cited = any(c.claim_id == claim.id for c in target.citations)
         for passage in scan.passages(target):
             matched = id(passage) in matchable  # elsewhere the matcher finds nothing
-            if not (matched or cited) and _below(scan, statements, passage.tokens.vocabulary):
+            if not (matched or cited) and _below(scan, statements, passage):
                 continue
             judged = _judged_units(scan, claim, matcher, passage) if matched else {}
             found += _candidates(scan, claim, matcher, statements, target, passage, judged)
     found.sort(key=lambda c: (-c.score, -c.weight, c.path, c.line))
+    found = followup.below_restatements(found)
     return found[:limit] if limit else found
 
 
-def _below(
-    scan: ClaimScan, statements_: list[tuple[set[str], float]], vocabulary: set[str]
-) -> bool:
-    """No unit of a passage using ``vocabulary`` holds ``MIN_CANDIDATE`` of a statement's
-    weight: the passage as a whole does not (with a margin for float rounding)."""
-    weight = scan.vocabulary.weight
+def _below(scan: ClaimScan, statements_: list[tuple[set[str], float]], passage: Passage) -> bool:
+    """No unit of the passage holds ``MIN_CANDIDATE`` of a statement's weight (or, where it
+    states a condition, the share a follow-up needs): the passage as a whole does not (with a
+    margin for float rounding)."""
+    weight, vocabulary = scan.vocabulary.weight, passage.tokens.vocabulary
+    conditional = followup.may_follow_up(u.text for u in passage.units)
+    least = followup.SUBJECT_SHARE if conditional else MIN_CANDIDATE
     return all(
-        sum(weight(w) for w in s & vocabulary) < (MIN_CANDIDATE - ROUNDING) * total
+        sum(weight(w) for w in s & vocabulary) < (least - ROUNDING) * total
         for s, total in statements_
     )
 
@@ -505,9 +510,13 @@ def _candidates(
         terms = set(sequence)
         score = max((sum(weight(w) for w in s & terms) / t for s, t in statements_), default=0)
         status = judged.get(index) or ("cites" if cited & {n for n, _ in unit.lines} else "")
+        said = terms & {w for s, _ in statements_ for w in s}
+        when = None
+        if status in ("", "cites") and followup.may_follow_up([unit.text]):
+            when = _follow_up(scan, claim, matcher, statements_, passage.sentences(index))
+        status = followup.FOLLOW_UP if when else status
         if score < MIN_CANDIDATE and not status:
             continue
-        said = terms & {w for s, _ in statements_ for w in s}
         shared = sorted(said, key=lambda w: (-weight(w), w))[:8]
         yield Candidate(
             target.path,
@@ -519,10 +528,34 @@ def _candidates(
             tuple(shared),
             _repeated(matcher, sequence),
             "\n".join(text.strip() for _, text in unit.lines),
+            when or "",
         )
 
 
 MIN_CANDIDATE = 0.35  # share of a statement's weight below which a unit is not worth showing
+
+
+def _follow_up(
+    scan: ClaimScan,
+    claim: Claim,
+    matcher: ClaimMatcher,
+    statements_: list[tuple[set[str], float]],
+    sentences: list[tuple[str, ...]],
+) -> str | None:
+    """The condition of the first sentence that acts on the claim on a condition and names
+    its subject (``guards.claims.followup``); None when no sentence does."""
+    weight = scan.vocabulary.weight
+    claimed = {w for text in claim.wordings + claim.match for w in words(text)}
+    for sentence in sentences:
+        when = followup.condition(" ".join(sentence))
+        if when is None:
+            continue
+        terms = set(sentence)
+        share = max((sum(weight(w) for w in s & terms) / t for s, t in statements_), default=0)
+        stated = {f for f in matcher.figures if set(f.split("-")) <= terms}
+        if followup.names_subject(terms & claimed, stated, share):
+            return when
+    return None
 
 
 def _judged_units(

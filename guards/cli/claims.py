@@ -206,10 +206,13 @@ def claims_find(
 
 
 def _why(candidate) -> str:
-    """Shared distinctive words, shared numbers, repeated phrases."""
+    """Shared distinctive words, shared numbers, repeated phrases; for a follow-up, first the
+    condition it acts on."""
     numbers = [w for w in candidate.shared if any(ch.isdigit() for ch in w)]
     terms = [w for w in candidate.shared if w not in numbers]
-    parts = [f"words: {', '.join(terms)}"] if terms else []
+    when = candidate.condition
+    parts = [f'acts on it: "{_excerpt(when, 50)}"'] if when else []
+    parts += [f"words: {', '.join(terms)}"] if terms else []
     parts += [f"numbers and ids: {', '.join(numbers)}"] if numbers else []
     parts += (
         ["repeats: " + "; ".join(f'"{_excerpt(p, 50)}"' for p in candidate.phrases[:2])]

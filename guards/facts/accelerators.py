@@ -31,7 +31,6 @@ if TYPE_CHECKING:
 
 NVIDIA, HABANA, ROCM, INTEL, CPU, UNKNOWN = "nvidia", "habana", "rocm", "intel", "cpu", "unknown"
 ALL = None  # every card of the kind
-TOGETHER = ("profiles", "all", "one")
 MAX_CARDS = 4096  # a larger `count` is not a reservation to reason about
 CDI_VENDORS = {"nvidia.com": NVIDIA, "amd.com": ROCM, "intel.com": INTEL, "habana.ai": HABANA}
 VISIBLE = {NVIDIA: "NVIDIA_VISIBLE_DEVICES", HABANA: "HABANA_VISIBLE_DEVICES"}

@@ -124,11 +124,6 @@ def _by_flag() -> dict[str, str]:
 
 
 @cache
-def _by_variable() -> dict[str, str]:
-    return {v: k.name for k in vocabulary().values() for v in k.variables}
-
-
-@cache
 def _by_key() -> dict[str, str]:
     return {key: k.name for k in vocabulary().values() for key in k.keys}
 
@@ -136,11 +131,6 @@ def _by_key() -> dict[str, str]:
 def knob_of_flag(flag: str) -> str | None:
     """The knob an engine flag sets (``-c``, ``--ctx-size`` and ``--context-length`` alike)."""
     return _by_flag().get(flag.partition("=")[0])
-
-
-def knob_of_variable(name: str) -> str | None:
-    """The knob an environment variable sets, when an engine reads it by that name."""
-    return _by_variable().get(name)
 
 
 def knob_of_key(key: str) -> str | None:

@@ -13,23 +13,31 @@ class JsonReporter(Reporter):
     def render(self, run: Run) -> str:
         document: dict[str, object]
         summary = run.summary
+        totals = {
+            "pass": summary.passed,
+            "fail": summary.failed,
+            "files": summary.files,
+            "findings": summary.findings,
+            "warnings": summary.warnings,
+            "suppressed": summary.suppressed,
+            "baselined": summary.baselined,
+        }
+        undecided = [r for r in run.results if not r.judged]
+        if undecided:  # only then, so a run without one gives the document it always gave
+            totals["not_judged"] = len(undecided)
         document = {
             "version": 1,
-            "summary": {
-                "pass": summary.passed,
-                "fail": summary.failed,
-                "files": summary.files,
-                "findings": summary.findings,
-                "warnings": summary.warnings,
-                "suppressed": summary.suppressed,
-                "baselined": summary.baselined,
-            },
+            "summary": totals,
             "findings": [_finding(f) for f in run.findings],
             "errors": [
                 {"path": e.path, "line": e.line, "column": e.column, "message": e.message}
                 for e in run.errors
             ],
         }
+        if undecided:
+            document["not_judged"] = [
+                {"rule": r.rule, "target": r.target, "why": list(r.not_judged)} for r in undecided
+            ]
         if self.show_waived:
             document["waived"] = [_finding(f) for f in run.waived]
         if run.baseline is not None:

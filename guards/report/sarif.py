@@ -5,7 +5,8 @@ per finding with its region (start and end line and column) and its fingerprint.
 Suppressed and baselined findings are included with a ``suppressions`` entry (``inSource`` for
 a directive, ``external`` for the config or the baseline) and its justification, as SARIF
 expects, so code scanning closes their alerts instead of losing track of them. Inputs that
-could not be read are ``toolExecutionNotifications`` and make ``executionSuccessful`` false.
+could not be read are ``toolExecutionNotifications`` and make ``executionSuccessful`` false;
+a check a rule could not decide is one too, at level ``note``, naming its rule and file.
 
 The help link is ``rules-url`` from the config when set (where the team publishes the
 reference), else the reference shipped inside the package (``guards/report/rules.md``).
@@ -18,7 +19,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from .. import __version__
-from ..findings import Finding, Run, Severity
+from ..findings import CheckResult, Finding, Run, Severity
 from ..rules import Rule, all_rules
 from . import Reporter
 
@@ -47,7 +48,7 @@ class SarifReporter(Reporter):
                             "rules": [_descriptor(rule, base) for rule in rules],
                         }
                     },
-                    "invocations": [_invocation(run)],
+                    "invocations": [_invocation(run, index)],
                     "columnKind": "unicodeCodePoints",
                     "results": results,
                 }
@@ -108,7 +109,7 @@ def _result(finding: Finding, index: dict[str, int]) -> dict:
     return result
 
 
-def _invocation(run: Run) -> dict:
+def _invocation(run: Run, index: dict[str, int]) -> dict:
     notes = [
         {
             "level": "error",
@@ -117,10 +118,25 @@ def _invocation(run: Run) -> dict:
         }
         for error in run.errors
     ]
+    notes += [_not_judged(result, index) for result in run.results if not result.judged]
     invocation: dict = {"executionSuccessful": not run.errors, "exitCode": run.exit_code}
     if notes:
         invocation["toolExecutionNotifications"] = notes
     return invocation
+
+
+def _not_judged(result: CheckResult, index: dict[str, int]) -> dict:
+    """A check the rule could not decide: a note on the file (or claim) it is about."""
+    rule: dict = {"id": result.rule}
+    if result.rule in index:
+        rule["index"] = index[result.rule]
+    path = result.target.partition("#")[0]  # a claim's target is REGISTRY#ID
+    return {
+        "level": "note",
+        "message": {"text": f"{result.rule} not judged: {'; '.join(result.not_judged)}"},
+        "locations": [_location(path, None)],
+        "associatedRule": rule,
+    }
 
 
 def _location(path: str, line: int | None, **region: int) -> dict:

@@ -51,9 +51,9 @@ def waiver_text(waiver: Waiver) -> str:
 
 
 def summary_line(summary: Summary) -> str:
-    """``guard suite: N pass / M fail``, then the warnings, suppressed and baselined counts
-    that are not zero."""
-    tail = ""
+    """``guard suite: N pass / M fail``, then the not judged, warnings, suppressed and
+    baselined counts that are not zero."""
+    tail = f", {summary.not_judged} not judged" if summary.not_judged else ""
     if summary.warnings:
         tail += f", {summary.warnings} warning{'s' if summary.warnings != 1 else ''}"
     if summary.suppressed:

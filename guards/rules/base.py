@@ -84,15 +84,17 @@ class Rule(Generic[OptionsT]):
 
 @dataclass(frozen=True)
 class Context:
-    """What a check may read: the estate, the validated rule options, and a list for remarks.
+    """What a check may read: the estate, the validated rule options, and lists for remarks.
 
     Rules never write into the estate; what they could not check goes to ``remarks`` and from
-    there into the check's result.
+    there into the check's result, and why they could not decide a check that applies goes to
+    ``undecided`` too, so it is reported as not judged instead of passing in silence.
     """
 
     estate: Estate
     settings: Mapping[str, RuleOptions] = field(default_factory=dict)
     remarks: list[str] = field(default_factory=list)
+    undecided: list[str] = field(default_factory=list)
     today: date = field(default_factory=date.today)  # what `until=` dates are read against
     earlier: tuple[CheckResult, ...] = ()  # the other rules' results, for an after_others rule
     ran: frozenset[str] = frozenset()  # the ids of every rule in the run
@@ -106,6 +108,13 @@ class Context:
     def remark(self, rule: Rule, path: str, text: str) -> None:
         """Something a rule could not check, for ``--verbose`` (never a guess)."""
         self.remarks.append(f"{rule.id} {path}: {text}")
+
+    def not_judged(self, rule: Rule, path: str, why: str) -> None:
+        """The rule applies to the target but cannot decide it (a value it cannot resolve, a
+        figure it cannot compute): the check neither passes nor fails, and ``--verbose`` says
+        why. Not for a target the rule does not apply to: that check returns None."""
+        self.remark(rule, path, why)
+        self.undecided.append(why)
 
 
 def summary(text: str, limit: int = 200) -> str:
@@ -128,3 +137,11 @@ def provenance(knob: Any) -> str:
     if knob.from_env:
         return f" (from {', '.join(knob.from_env)} in the environment)"
     return ""
+
+
+def unreadable(knob: Any) -> str:
+    """How a not-judged remark names a value guards cannot read, and why when it is known."""
+    if knob.value is not None:  # resolved, to a word: where from says more than the raw text
+        return f"`{knob.value}`{provenance(knob)} is not a number guards can read"
+    why = f" ({knob.note})" if knob.note else ""
+    return f"`{knob.raw.strip()}` is not a number guards can read{why}"

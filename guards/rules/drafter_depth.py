@@ -8,7 +8,9 @@ entrypoint's ``$${SPEC_N:-1}`` there is only an on/off switch) must match the he
 ``Drafter: … n=K`` and every comment saying "defaults to K". The effective depth (with an
 ``--env-file`` overlay) must not exceed the deepest depth an active registry claim validated for
 that drafter on that topology (``facts.drafter_depth_max``): the spec-decode tax grows with
-depth (vllm#35387).
+depth (vllm#35387). A depth guards cannot read (a variable nothing sets, a drafter flag left
+to the engine) against a depth the header, a comment or a claim states is not judged:
+neither a pass nor a finding, and ``--verbose`` says why.
 
 Bad:
     # Profile (at-a-glance):
@@ -53,7 +55,7 @@ from ..facts.scope import depth_limit, topology
 from ..findings import Finding, Severity
 from ..sources.compose.compose import Compose, Service
 from ..sources.compose.engines import Knob
-from .base import Context, Rule, provenance
+from .base import Context, Rule, provenance, unreadable
 from .options import RuleOptions
 
 HEADER_DEPTH = re.compile(r"\bn\s*=\s*(\d+)\b")
@@ -71,13 +73,34 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
         if depth is None and compose.header.field("Drafter") is None:
             continue
         checked = True
-        if depth is not None and depth.value is None and depth.note:
-            context.remark(RULE, compose.path, f"drafter depth not known: {depth.note}")
-        findings += _header(compose, depth)
-        if depth is not None and depth.value is not None:
-            findings += _comments(compose, depth)
+        if depth is not None and depth.value is None:
+            _unknown(compose, depth, context)
+        else:
+            findings += _header(compose, depth)
+            findings += _comments(compose, depth) if depth is not None else []
         findings += _validated(compose, service, context)
     return findings if checked else None
+
+
+def _unknown(compose: Compose, depth: Knob, context: Context) -> None:
+    """A default depth guards cannot read: not judged when the header or a comment states a
+    depth to hold it against, else only a remark."""
+    note = f"drafter depth not known: {depth.note or depth.raw.strip()}"
+    stated = []
+    field = compose.header.field("Drafter")
+    if field and (NO_DRAFTER.match(field.lead) or field.search(HEADER_DEPTH)):
+        stated.append(f"the header's Drafter (line {field.line})")
+    lines = [c.line for c in compose.comments if _states_default(c.text)]
+    stated += [f"the comment on line {line}" for line in lines[:1]]
+    if stated:
+        context.not_judged(RULE, compose.path, f"{note}; not checked against {', '.join(stated)}")
+    elif depth.note:
+        context.remark(RULE, compose.path, note)
+
+
+def _states_default(text: str) -> bool:
+    """Whether a comment states the compose's default depth (not a sibling's)."""
+    return bool(STATED.search(text) and ABOUT_DEPTH.search(text) and not OTHER_VARIANT.search(text))
 
 
 def _where(knob: Knob) -> str:
@@ -135,12 +158,7 @@ def _comments(compose: Compose, depth: Knob) -> list[Finding]:
     findings = []
     for comment in compose.comments:
         stated = STATED.search(comment.text)
-        if (
-            not stated
-            or not ABOUT_DEPTH.search(comment.text)
-            or stated.group(1) == depth.value
-            or OTHER_VARIANT.search(comment.text)
-        ):
+        if not stated or not _states_default(comment.text) or stated.group(1) == depth.value:
             continue
         findings.append(
             RULE.at(
@@ -159,12 +177,20 @@ def _comments(compose: Compose, depth: Knob) -> list[Finding]:
 
 def _validated(compose: Compose, service: Service, context: Context) -> list[Finding]:
     depth, method = service.knob("drafter_depth"), service.value("drafter_method")
-    if depth is None or depth.number is None:
+    if depth is None:
         return []
     found = depth_limit(context.estate.registry, compose, service, method)
     if found is None:
         return []
     limit, claim = found
+    if depth.number is None:
+        context.not_judged(
+            RULE,
+            compose.path,
+            f"service {service.name}: drafter depth {unreadable(depth)}; not checked "
+            f"against n={limit} (claim {claim.id})",
+        )
+        return []
     if depth.number <= limit:
         return []
     where = topology(compose, service)

@@ -16,9 +16,10 @@ token per card, and a KV dtype scales the pool by the ratio of bytes per token; 
 figures it is not used. Else the pool is computed from registry facts (KV bytes per token per
 dtype, KV heads, weights, reserved memory) and the GPU's memory: the GPU model the header's
 Topology names (3090: 24 GiB, 5090: 32 GiB, ...), else the registry, else ``gpu-memory-gib``.
-When nothing is known ``--verbose`` says so and nothing is guessed. For llama.cpp, ``-np``
-splits ``-c`` into slots: more slots than ``-c`` // the header's promised context means no
-request gets the context the header promises.
+When nothing is known nothing is guessed: the check is not judged (counted as such in the
+summary) and ``--verbose`` says why. For llama.cpp, ``-np`` splits ``-c`` into slots: more
+slots than ``-c`` // the header's promised context means no request gets the context the
+header promises.
 
 Bad:
     # Profile (at-a-glance):
@@ -50,7 +51,7 @@ from ..findings import Finding, Severity
 from ..sources.compose.compose import Compose, Service
 from ..sources.compose.engines import LLAMACPP, VLLM
 from ..sources.compose.header import first_count, same_count
-from .base import Context, Rule, provenance
+from .base import Context, Rule, provenance, unreadable
 from .options import RuleOptions
 
 
@@ -108,13 +109,16 @@ def _vllm(compose: Compose, service: Service, context: Context) -> list[Finding]
     estate = context.estate
     found = capacity(compose, service, estate.registry, estate.compose_names, _planning(context))
     if found is None:
+        unresolved = _unresolved(service)
+        if unresolved:
+            context.not_judged(RULE, compose.path, f"service {service.name}: {unresolved}")
         return None
     for reason in found.search.left_out:
         context.remark(RULE, compose.path, f"service {service.name}: {reason}; not used")
     pool = found.pool
     if pool is None:
         that = " that applies" if found.search.quoted else ""
-        context.remark(
+        context.not_judged(
             RULE,
             compose.path,
             f"service {service.name}: no measured KV pool{that} in its "
@@ -154,6 +158,18 @@ def _vllm(compose: Compose, service: Service, context: Context) -> list[Finding]
             hint=f"ship max-num-seqs {holds}, or {grow}",
         )
     ]
+
+
+def _unresolved(service: Service) -> str | None:
+    """Why the check cannot be made when the service sets both knobs but guards cannot read
+    a count from one (a variable nothing sets); None when one is not set."""
+    knobs = [service.knob("max_num_seqs"), service.knob("max_model_len")]
+    if any(knob is None for knob in knobs):
+        return None
+    for knob in knobs:
+        if knob is not None and whole_number(service, knob.name) is None:
+            return f"{knob.name.replace('_', '-')} {unreadable(knob)}; not checked"
+    return None
 
 
 def _does_not_fit(

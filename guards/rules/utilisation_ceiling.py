@@ -5,7 +5,10 @@ less slack for transient prefill peaks: on qwen3.8-27b 0.95 OOMed at 16K prompts
 shipped 0.90 did not. The ceiling comes from an active registry claim that applies to the
 compose (``facts.gpu_memory_utilization_max``, quoted with its reason); without one, values
 above ``default-ceiling`` fail (option, default 0.94: 0.95 and up is an error out of the box).
-Checked on the effective value, so ``--env-file`` shows what an operator's overlay does.
+Checked on the effective value, so ``--env-file`` shows what an operator's overlay does. A
+value guards cannot read (a variable nothing sets), or one above the ceiling of a claim for a
+model when the service names no model, is not judged: neither a pass nor a finding, and
+``--verbose`` says why.
 Below the ceiling is vLLM's own range, (0, 1] (``CacheConfig`` in vllm/config/cache.py declares
 ``gt=0, le=1``): outside it vLLM refuses to start. That bound alone also holds for the
 commands notes document (``vllm serve ... --gpu-memory-utilization 0``, read as K006 reads
@@ -50,14 +53,14 @@ from __future__ import annotations
 from pydantic import Field
 
 from ..facts.invocations import Invocation, note_invocations
-from ..facts.scope import fact
+from ..facts.scope import applies, fact, model_names
 from ..findings import Finding, Severity
 from ..sources.compose.compose import Compose, Service
 from ..sources.compose.engines import SGLANG, VLLM, Knob, Token, split_flags
 from ..sources.notes.notes import Note
 from ..sources.numbers import to_number
 from ..sources.patterns import glob_match
-from .base import Context, Rule, provenance, summary
+from .base import Context, Rule, provenance, summary, unreadable
 from .options import RuleOptions
 
 FLAGS = ("--gpu-memory-utilization", "--gpu_memory_utilization")
@@ -93,6 +96,8 @@ def check(target: Compose | Note, context: Context) -> list[Finding] | None:
     for service, knob in knobs:
         value = knob.number
         if value is None:
+            what = f"service {service.name}: {_flag(knob)} {unreadable(knob)}; not checked"
+            context.not_judged(RULE, compose.path, what)
             continue
         why = refused(service.engine, value)
         if why is not None:
@@ -110,6 +115,8 @@ def _above(
     ceiling = fact(context.estate.registry, compose, service, "gpu_memory_utilization_max")
     limit = ceiling.value if ceiling else default
     if value <= limit + 1e-9:
+        if ceiling is None:
+            _unnamed_model(compose, service, knob, value, context)
         return None
     if ceiling:
         claim = ceiling.claim
@@ -126,6 +133,31 @@ def _above(
         claim=ceiling.claim.id if ceiling else None,
         hint=f"ship {limit:.2f} or lower; a bigger KV pool is not worth prefill OOMs",
     )
+
+
+def _unnamed_model(
+    compose: Compose, service: Service, knob: Knob, value: float, context: Context
+) -> None:
+    """Not judged when the service names no model and a claim for a model would set a ceiling
+    below ``value``: the default ceiling decides only where no claim may apply."""
+    if model_names(compose, service):
+        return
+    for claim in context.estate.registry.claims:
+        ceiling = claim.facts.gpu_memory_utilization_max
+        if claim.status != "active" or not claim.applies_to.model or ceiling is None:
+            continue
+        anywhere = claim.applies_to.model_copy(update={"model": []})
+        if value > ceiling + 1e-9 and applies(
+            claim.model_copy(update={"applies_to": anywhere}), compose, service
+        ):
+            context.not_judged(
+                RULE,
+                compose.path,
+                f"service {service.name} names no model, so whether the ceiling {ceiling:.2f} of "
+                f"claim {claim.id} (for {', '.join(claim.applies_to.model)}) applies to "
+                f"{_flag(knob)} {knob.value} is unknown; not checked",
+            )
+            return
 
 
 def _check_note(note: Note, context: Context) -> list[Finding] | None:

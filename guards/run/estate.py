@@ -49,6 +49,8 @@ class Estate:
     tree: Tree = field(default_factory=Tree)  # every file under the root (discovery's listing)
     env_use: dict[str, EnvUse] = field(default_factory=dict)  # env files each compose reads
     modelfiles: list[Modelfile] = field(default_factory=list)  # Ollama Modelfiles (D008)
+    # alternative stacks of a base (guards.run.stacks), each by its target: its last file
+    alternatives: dict[str, Compose] = field(default_factory=dict)
     _rendered: dict[str, list[Rendered] | RegionError] = field(default_factory=dict, repr=False)
 
     @property
@@ -123,8 +125,12 @@ def load_estate(
             estate.composes.append(parsed)
         elif parsed is not None:
             estate.notes.append(parsed)
-    for base, overlays in stacks.plan(config, estate.composes, said):
-        _stack(config, environments, convention(config.header), estate, (base, overlays))
+    header = convention(config.header)
+    planned = stacks.plan(config, estate.composes, said)
+    for stack in planned.stacks:
+        _stack(config, environments, header, estate, stack)
+    for stack in planned.alternatives:
+        _stack(config, environments, header, estate, stack, alternative=True)
     estate.env_use = environments.uses([(c.path, c.text, c.env) for c in estate.composes])
     _modelfiles(config, found.modelfiles, estate)
     estate.remarks = list(said)
@@ -137,10 +143,12 @@ def _stack(
     header: Convention | None,
     estate: Estate,
     stack: tuple[Path, list[Path]],
+    alternative: bool = False,
 ) -> None:
-    """The base of a stack parsed again with its overlays merged onto it; each overlay that
-    is a compose of the estate keeps its header and comments, its services checked in the
-    base's stack. A file that cannot be read or parsed is an error; the base stays as it was."""
+    """The base of a stack parsed again with its overlays merged onto it: in the base's place,
+    or beside it as an ``alternative`` named by its last file. Each overlay that is a compose
+    of the estate keeps its header and comments, its services checked in the stack. A file
+    that cannot be read or parsed is an error; the base stays as it was."""
     base, overlays = stack
     shown = shown_path(config, base)
     try:
@@ -160,7 +168,10 @@ def _stack(
         estate.errors.append(error)
         return
     by_path = {c.path: i for i, c in enumerate(estate.composes)}
-    estate.composes[by_path[shown]] = merged
+    if alternative:
+        estate.alternatives[texts[-1][0]] = merged
+    else:
+        estate.composes[by_path[shown]] = merged
     for name, _ in texts:
         if name in by_path:
             fragment = estate.composes[by_path[name]]

@@ -19,7 +19,7 @@ from ..rules import Context, Rule, select
 from ..rules.options import RuleOptions
 from ..sources.compose.compose import Compose
 from ..sources.directives import RuleNames
-from . import parallel
+from . import parallel, stacks
 from .estate import Estate
 from .suppress import rule_names, waive
 
@@ -93,7 +93,7 @@ def _checks(
         remarks += said
         if result is not None:
             results.append(result)
-    return results
+    return stacks.once(results, common.estate.alternatives)  # the base's findings once
 
 
 def _check(
@@ -102,7 +102,7 @@ def _check(
     job: tuple[Rule, object, str, list[str] | None],
 ) -> tuple[CheckResult | None, tuple[str, ...]]:
     """One rule on one target, and its remarks; no result when the settings skip the target
-    or the rule does not apply to it."""
+    or the rule does not apply to it (None, and nothing marked not judged)."""
     rule, target, name, lines = job
     estate = common.estate
     treatment = _treatment(estate, target)
@@ -117,18 +117,17 @@ def _check(
         rule_names=common.rule_names,
     )
     findings = rule.check(target, context)
-    remarks = tuple(context.remarks)
-    if findings is None:
+    remarks, undecided = tuple(context.remarks), tuple(context.undecided)
+    if findings is None and not undecided:
         return None, remarks
-    ordered = sorted(findings, key=Finding.sort_key)
+    ordered = sorted(findings or (), key=Finding.sort_key)
     severity = common.settings[rule.id].severity if rule.id in common.settings else None
     if treatment == "warning":
         ordered = [replace(f, severity=Severity.WARNING) for f in ordered]
     elif severity is not None:
         ordered = [replace(f, severity=severity) for f in ordered]
-    return CheckResult(
-        rule.id, name, tuple(_fingerprinted(ordered, target, lines)), remarks
-    ), remarks
+    fingerprinted = tuple(_fingerprinted(ordered, target, lines))
+    return CheckResult(rule.id, name, fingerprinted, remarks, not_judged=undecided), remarks
 
 
 def _fingerprinted(
@@ -190,6 +189,7 @@ def _targets(estate: Estate, kinds: tuple[str, ...]) -> list[tuple[object, str, 
     found: list[tuple[object, str, list[str] | None]] = []
     if "compose" in kinds:
         found += [(c, c.path, c.lines) for c in estate.composes]
+        found += [(c, name, c.lines) for name, c in estate.alternatives.items()]
     if "note" in kinds:
         found += [(n, n.path, n.lines) for n in estate.notes]
     if "modelfile" in kinds:

@@ -17,8 +17,6 @@ from typing import Any
 from ..errors import GuardsError, located
 from .config import Config, Kept, line_of, parse_toml
 
-SETTINGS_FILES = ("guards.toml", "pyproject.toml")
-
 
 def find_settings(start: Path) -> Path | None:
     """The nearest folder at or above ``start`` with settings: a guards.toml, or a

@@ -174,10 +174,6 @@ def _stacks(value: Any) -> tuple[tuple[str, ...], ...]:
         problem = next((p for p in map(not_relative, stack) if p), None)
         if problem:
             raise _problem(problem)
-    bases = [stack[0] for stack in value]
-    twice = next((b for b in bases if bases.count(b) > 1), None)
-    if twice is not None:
-        raise _problem(f"{twice!r} is the base of two stacks; a base runs with one stack")
     return tuple(tuple(stack) for stack in value)
 
 

@@ -294,18 +294,7 @@ def _first_claim_edits(
         head = "" if text.strip() else "version: 1\n"
         prefix = "" if not text or text.endswith("\n") else "\n"
         edits = [Edit(len(text), len(text), f"{prefix}{head}claims:{block}\n")]
-    after = reparsed(apply(text, edits), shown, 1)
-    added = after.get(str(entry["id"]))
-    if (
-        added is None
-        or len(after.claims) != 1
-        or any(not _same(getattr(added, k), v) for k, v in entry.items())
-    ):
-        raise GuardsError(
-            f"refusing to write: adding {entry['id']} would change more than the new claim; "
-            "nothing written",
-            shown,
-        )
+    _check_added((), reparsed(apply(text, edits), shown, 1), entry, shown, "adding")
     return edits
 
 
@@ -335,22 +324,34 @@ def add_claim_edits(text: str, shown: str, entry: dict[str, Value]) -> list[Edit
     prefix = "" if at == 0 or text[at - 1 : at] == "\n" else "\n"
     edits = [Edit(min(at, len(text)), min(at, len(text)), prefix + rendered)]
     after = reparsed(apply(text, edits), shown, yamlsrc.line_of(claims.value[-1]))
+    _check_added(before.claims, after, entry, shown, "appending")
+    return edits
+
+
+def _check_added(
+    before: tuple[registry.Claim, ...],
+    after: registry.Registry,
+    entry: dict[str, Value],
+    shown: str,
+    verb: str,
+) -> None:
+    """Refuse an added claim unless the registry it gives holds exactly one more claim, that
+    one, after the ``before`` claims unchanged."""
     added = after.get(str(entry["id"]))
     if (
         added is None
-        or len(after.claims) != len(before.claims) + 1
+        or len(after.claims) != len(before) + 1
         or any(
             c.model_dump(exclude={"line"}) != d.model_dump(exclude={"line"})
-            for c, d in zip(before.claims, after.claims, strict=False)
+            for c, d in zip(before, after.claims, strict=False)
         )
         or any(not _same(getattr(added, k), v) for k, v in entry.items())
     ):
         raise GuardsError(
-            f"refusing to write: appending {entry['id']} would change more than "
-            "the new claim; nothing written",
+            f"refusing to write: {verb} {entry['id']} would change more than the new claim; "
+            "nothing written",
             shown,
         )
-    return edits
 
 
 def _claim_node(root: Node | None, claim_id: str) -> MappingNode:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ..cli_helpers import STALE_COPY, WITHDRAWN_CLAIM, run_guards
+from ..cli_helpers import STALE_COPY, WITHDRAWN_CLAIM, run_guards, write
 
 ROOT = Path(__file__).resolve().parents[2]
 CLAIMS = WITHDRAWN_CLAIM
@@ -27,13 +27,6 @@ COMPOSE = """\
     command: [--max-model-len, "131072", --kv-cache-dtype, fp8_e4m3]
 """
 STALE = STALE_COPY
-
-
-def write(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text, encoding="utf-8")
-    return root
 
 
 def test_a_named_registry_settings_file_template_or_env_file_rechecks_the_estate(capsys, tmp_path):

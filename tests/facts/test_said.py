@@ -9,11 +9,12 @@ from guards.sources.modelfile import parse_modelfile
 from guards.sources.notes.notes import parse_note
 
 
+def rows(statements: list[Statement]) -> list[tuple]:
+    return [(s.subject, s.knob, s.value, s.line, s.column, s.layout) for s in statements]
+
+
 def said(text: str, path: str = "docs/n.md") -> list[tuple]:
-    return [
-        (s.subject, s.knob, s.value, s.line, s.column, s.layout)
-        for s in note_statements(parse_note(text, path))
-    ]
+    return rows(note_statements(parse_note(text, path)))
 
 
 def test_default_table_reads_one_statement_per_variable_row():
@@ -125,8 +126,8 @@ def test_vocabulary_has_one_name_for_every_engine_spelling():
     for flag in ("--max-num-seqs", "-np", "--max-running-requests"):
         assert knobwords.knob_of_flag(flag) == "max_num_seqs"
     assert knobwords.knob_of_flag("--mem-fraction-static") == "gpu_memory_utilization"
-    assert knobwords.knob_of_variable("OLLAMA_CONTEXT_LENGTH") == "max_model_len"
-    assert knobwords.knob_of_variable("OLLAMA_NUM_PARALLEL") == "max_num_seqs"
+    assert "OLLAMA_CONTEXT_LENGTH" in knobwords.vocabulary()["max_model_len"].variables
+    assert "OLLAMA_NUM_PARALLEL" in knobwords.vocabulary()["max_num_seqs"].variables
     assert knobwords.knob_of_key("num_ctx") == "max_model_len"
     assert knobwords.knob_of_words("Context length") == "max_model_len"
     assert knobwords.knob_of_words("Context and KV cache type") is None  # two knobs
@@ -195,10 +196,7 @@ def test_a_figure_in_a_file_name_is_about_the_context_the_file_sets():
 
 
 def said_name(path: str, text: str) -> list[tuple]:
-    return [
-        (s.subject, s.knob, s.value, s.line, s.column, s.layout)
-        for s in modelfile_statements(parse_modelfile(text, path))
-    ]
+    return rows(modelfile_statements(parse_modelfile(text, path)))
 
 
 def test_a_compose_name_figure_is_about_its_one_server():

@@ -17,7 +17,7 @@ from guards.run.suite import run
 from guards.sources.catalog import KV_TYPES, NUMBERS, STATUS, read_catalog
 from guards.sources.configfile import load_config
 
-from ..cli_helpers import run_guards, tree_digest
+from ..cli_helpers import run_guards, tree_digest, write
 from ..conftest import SAMPLES
 from ..rule_cases import check
 
@@ -439,12 +439,6 @@ def test_a_malformed_catalog_is_an_error_at_its_line(source, text, error):
 def test_a_null_field_states_nothing():
     text = "entries:\n  a:\n    compose_path: x.yml\n    max_ctx: ~\n    status: null\n"
     assert located(text, "c.yaml") == [("a", 2, "x.yml", {})]
-
-
-def write(root, files):
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text, encoding="utf-8")
 
 
 COMPOSE = """\

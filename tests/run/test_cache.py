@@ -383,7 +383,13 @@ def every_field() -> Run:
     waived = replace(finding, waiver=waiver)
     result = CheckResult("C001", "composes/x.yml", (finding,), ("not checked: x",), (waived,))
     return Run(
-        (result, CheckResult("S001", "composes/y.yml")),
+        (
+            result,
+            CheckResult("S001", "composes/y.yml"),
+            CheckResult(
+                "K002", "composes/y.yml", remarks=("K002 y: no pool",), not_judged=("no pool",)
+            ),
+        ),
         (),
         ("C001", "S001"),
         7,

@@ -9,7 +9,7 @@ import pytest
 from guards.run.estate import load_estate
 from guards.sources.config import Config
 
-from ..cli_helpers import run_guards
+from ..cli_helpers import run_guards, write
 
 COMPOSE = """\
 services:
@@ -26,12 +26,6 @@ K001 = (
 )
 CLEAN = "guard suite: 1 pass / 0 fail\n"
 FAILED = "guard suite: 0 pass / 1 fail\n"
-
-
-def write(root, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text, encoding="utf-8")
 
 
 @pytest.fixture

@@ -115,3 +115,68 @@ def test_the_cache_notices_an_edit_of_the_overlay(capsys, tmp_path, monkeypatch)
     assert check(capsys, root).out == "guard suite: 1 pass / 0 fail\n"  # kept
     (root / "c/gpu.yml").write_text(ONE_CARD)
     assert check(capsys, root).out == FOUND + "guard suite: 0 pass / 1 fail\n"
+
+
+FULL = BASE + "    ipc: host\n"  # says more of `vllm` than ROCM, which swaps its image
+ROCM = """\
+services:
+  vllm:
+    image: rocm/vllm:latest
+    devices: [/dev/kfd, /dev/dri]
+"""
+
+
+def test_alternatives_are_each_checked_with_the_base_which_is_also_checked_alone(capsys, tmp_path):
+    files = {"c/base.yml": FULL, "c/a.yml": ONE_CARD, "c/b.yml": TWO_CARDS, "c/rocm.yml": ROCM}
+    result = check(capsys, estate(tmp_path, files), "-v")
+    found = FOUND.replace("(0)\n", "(0) (with c/a.yml)\n")
+    hint = "    hint: make the parallel size match the reserved devices\n"
+    assert (result.code, result.out) == (1, found + hint + "guard suite: 3 pass / 1 fail\n")
+    for name in ("a", "b", "rocm"):
+        assert (
+            f"guards: alternative c/{name}.yml: c/base.yml + c/{name}.yml are checked merged, as "
+            f"`docker compose -f c/base.yml -f c/{name}.yml` runs them; c/base.yml is also "
+            "checked alone\n"
+        ) in result.err
+
+
+def test_a_second_full_definition_of_a_service_is_no_overlay(capsys, tmp_path):
+    """A compose that writes what the other one writes (``command``) is a definition of its
+    own, however short: neither is merged onto the other, and a fragment fits neither."""
+    short = "services:\n  vllm:\n    image: vllm/vllm-openai:v0.27.1\n    command: [--model, /m]\n"
+    files = {"c/base.yml": BASE, "c/short.yml": short, "c/gpu.yml": ONE_CARD}
+    result = check(capsys, estate(tmp_path, files), "-v")
+    assert (result.code, result.out) == (0, "guard suite: 2 pass / 0 fail\n")
+    assert "guards: stack" not in result.err and "guards: alternative" not in result.err
+    assert "guards: c/gpu.yml: its services set no image, build or extends" in result.err
+
+
+def test_an_alternative_and_its_overlay_files_own_checks_are_one_check(capsys, tmp_path):
+    header = "# Profile (at-a-glance):\n#   Status: ✅ ok\n# ---\n"
+    files = {"c/base.yml": header + BASE, "c/a.yml": ONE_CARD, "c/b.yml": TWO_CARDS}
+    root = estate(tmp_path, files, '[header]\npreset = "profile"\n')
+    result = run_guards(capsys, "check", "--root", str(root), "--select", "S001,K004")
+    assert result.out.endswith("guard suite: 3 pass / 3 fail\n"), result.out
+
+
+def test_two_alternative_stacks_ending_in_one_file_are_refused(capsys, tmp_path):
+    stacks = 'stacks = [["c/base.yml", "c/a.yml"], ["c/base.yml", "c/a.yml"]]\n'
+    root = estate(tmp_path, {"c/base.yml": BASE, "c/a.yml": ONE_CARD}, stacks)
+    result = check(capsys, root)
+    assert (result.code, result.err) == (
+        2,
+        "guards: error: guards.toml:2: `stacks`: two alternative stacks end in 'c/a.yml', "
+        "the name of both\n",
+    )
+
+
+def test_the_cache_notices_an_edit_of_an_alternative_overlay(capsys, tmp_path, monkeypatch):
+    monkeypatch.delenv("GUARDS_NO_CACHE", raising=False)
+    monkeypatch.setenv("GUARDS_CACHE_DIR", str(tmp_path / "cache"))
+    files = {"c/base.yml": FULL, "c/a.yml": TWO_CARDS, "c/rocm.yml": ROCM}
+    root = estate(tmp_path / "root", files)
+    assert check(capsys, root).out == "guard suite: 3 pass / 0 fail\n"
+    assert check(capsys, root).out == "guard suite: 3 pass / 0 fail\n"  # kept
+    (root / "c/a.yml").write_text(ONE_CARD)
+    found = FOUND.replace("(0)\n", "(0) (with c/a.yml)\n")
+    assert check(capsys, root).out == found + "guard suite: 2 pass / 1 fail\n"

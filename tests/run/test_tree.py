@@ -12,13 +12,7 @@ from guards.run import cache
 from guards.run.discovery import discover, list_tree
 from guards.run.estate import load_estate
 from guards.sources.config import Config
-from tests.cli_helpers import run_guards
-
-
-def write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
+from tests.cli_helpers import run_guards, write
 
 
 def test_the_listing_holds_every_file_and_folder_and_closes_what_it_does_not_walk(tmp_path):

@@ -11,7 +11,7 @@ from guards.sources.compose.compose import parse_compose
 from guards.sources.compose.engines import LLAMACPP, SGLANG, UNKNOWN, VLLM
 from guards.sources.compose.engines.sglang import method_name
 
-from ..cli_helpers import run_guards
+from ..cli_helpers import run_guards, write
 
 
 def service(text, env=None):
@@ -362,12 +362,6 @@ services:
     image: vllm/vllm-openai:v0.27.1
     command: [--served-model-name, qwen3.8-27b, --gpu-memory-utilization, "0.90"]
 """
-
-
-def write(root, files):
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text, encoding="utf-8")
 
 
 def test_k001_judges_mem_fraction_static_against_an_sglang_claim(capsys, tmp_path):

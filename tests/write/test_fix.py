@@ -12,18 +12,11 @@ from hypothesis import strategies as st
 from guards.sources.edit import Edit, apply
 from guards.write.fix import composed
 
-from ..cli_helpers import WITHDRAWN_CLAIM, run_guards, tree_digest
+from ..cli_helpers import WITHDRAWN_CLAIM, run_guards, tree_digest, write
 
 REGION = re.compile(r"^# >>> guards:claim .*?^# <<< guards:claim[^\n]*\n", re.MULTILINE | re.DOTALL)
 CLAIMS = WITHDRAWN_CLAIM
 BODY = "services:\n  vllm:\n    image: vllm/vllm-openai:v0.27.1\n"
-
-
-def write(root, files):
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text, encoding="utf-8")
-    return root
 
 
 NCCL_COMPOSE = "composes/qwen3.8-27b/vllm/dual/max.yml"  # its copy has a note inside (line 21)

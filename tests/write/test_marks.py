@@ -7,17 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from ..cli_helpers import WITHDRAWN_CLAIM, run_guards, tree_digest
+from ..cli_helpers import WITHDRAWN_CLAIM, run_guards, tree_digest, write
 
 REPO = Path(__file__).resolve().parents[2]
 BODY = "services:\n  vllm:\n    image: vllm/vllm-openai:v0.27.1\n"
-
-
-def write(root, files):
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text, encoding="utf-8")
-    return root
 
 
 def test_a_citation_written_as_current_is_marked_withdrawn(capsys, tmp_path):

@@ -14,7 +14,7 @@ from guards.errors import GuardsError
 from guards.sources import edit
 from guards.write.rewrite import STALE, rewrite
 
-from ..cli_helpers import STALE_COPY, WITHDRAWN_CLAIM, run_guards, tree_digest
+from ..cli_helpers import STALE_COPY, WITHDRAWN_CLAIM, run_guards, tree_digest, write
 from ..conftest import FIXTURES
 from .test_fix import PROFILED
 
@@ -28,18 +28,11 @@ REGISTRY = (
 )
 
 
-def write_files(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text, encoding="utf-8")
-    return root
-
-
 @pytest.fixture
 def composes(tmp_path):
     """A compose for each rewrite: a stale copy (fix), a hand-written profile block
     (--adopt-profile), an empty claim region (regen)."""
-    return write_files(
+    return write(
         tmp_path / "e",
         {
             "claims.yaml": WITHDRAWN_CLAIM,
@@ -54,7 +47,7 @@ def composes(tmp_path):
 def registry(tmp_path):
     """An estate with one claim, a passage like it and a scrape: each registry write has
     something to write."""
-    root = write_files(
+    root = write(
         tmp_path / "r",
         {
             "claims.yaml": REGISTRY,
@@ -126,7 +119,7 @@ def test_without_the_loop_no_compose_is_written(capsys, composes, monkeypatch, a
 
 
 def test_fix_and_adopt_refuse_a_file_changed_since_the_check_with_the_loop_s_message(tmp_path):
-    path = write_files(tmp_path, {"c.yml": BODY}) / "c.yml"
+    path = write(tmp_path, {"c.yml": BODY}) / "c.yml"
     for mode in ("check", "diff", "write"):
         with pytest.raises(GuardsError) as caught:
             rewrite(path, "c.yml", "other text\n", lambda source: [], mode)
@@ -134,7 +127,7 @@ def test_fix_and_adopt_refuse_a_file_changed_since_the_check_with_the_loop_s_mes
 
 
 def test_the_loop_writes_only_in_write_mode_and_not_when_the_edits_are_refused(tmp_path):
-    path = write_files(tmp_path, {"c.yml": "a: 1\r\nb: 2\r\n"}) / "c.yml"
+    path = write(tmp_path, {"c.yml": "a: 1\r\nb: 2\r\n"}) / "c.yml"
     change = [edit.Edit(0, 4, "a: 3")]
     for mode in ("check", "diff"):
         done = rewrite(path, "c.yml", "a: 1\nb: 2\n", lambda source: change, mode)

@@ -58,6 +58,7 @@ class Release:
     env: dict[str, str] = field(default_factory=dict)  # name -> the file it is read in
     files: dict[str, str] = field(default_factory=dict)  # option name -> file
     build: str | None = None  # llama.cpp: the vendored commit
+    speculative: Speculative | None = None  # vLLM: what --speculative-config takes
 
 
 # ---------------------------------------------------------------- Python sources (argparse)
@@ -271,6 +272,176 @@ def env_names(text: str, prefixes: Iterable[str]) -> set[str]:
     return set(re.findall(rf"\b(?:{alternatives})[A-Z0-9_]*[A-Z0-9]\b", text))
 
 
+# ---------------------------------------------------------------- vLLM's speculative config
+
+SPEC_CLASS = "SpeculativeConfig"
+COUNT = "num_speculative_tokens"
+
+
+@dataclass
+class Speculative:
+    """What one release's ``SpeculativeConfig`` says of the ``--speculative-config`` JSON:
+    the methods it accepts (None: the field is a free string, or the class does not validate
+    it) and whether it refuses a config with no ``num_speculative_tokens``, save for the
+    methods it gives a count of its own."""
+
+    file: str
+    methods: list[str] | None
+    count_required: bool
+    count_defaults: list[str] = field(default_factory=list)
+    count_keys: list[str] = field(default_factory=list)  # fields a count may come from
+
+
+def parse_speculative(text: str, path: str = "") -> Speculative | None:
+    """``SpeculativeConfig`` in a module: its ``method`` field's ``Literal`` (through the
+    module's ``X = Literal[...]`` aliases), validated when the class is a pydantic dataclass;
+    an unconditional ``if self.num_speculative_tokens is None: raise`` in one of its methods;
+    and the methods whose branches of the class's code set the count, or name a draft model
+    whose config may give it. None: the module has no such class."""
+    tree = ast.parse(text)
+    cls = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == SPEC_CLASS), None)
+    if cls is None:
+        return None
+    fields = _fields(cls, {})
+    method = fields.get("method")
+    methods = None
+    if method is not None and _validated(tree, cls):
+        methods = _literal_values(method.annotation, _literal_aliases(tree)) or None
+    functions = {f.name: f for f in cls.body if isinstance(f, ast.FunctionDef)}
+    required = any(_raises_without_count(f) for f in functions.values())
+    post_init = functions.get("__post_init__")
+    defaults, keys = _count_sources(post_init, functions) if post_init else (set(), set())
+    return Speculative(path, methods, required, sorted(defaults), sorted(keys))
+
+
+def _literal_aliases(tree: ast.Module) -> dict[str, ast.expr]:
+    """Module-level ``Name = Literal[...]`` assignments."""
+    found = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            if isinstance(target, ast.Name) and "Literal[" in ast.unparse(node.value):
+                found[target.id] = node.value
+    return found
+
+
+def _literal_values(node: ast.AST | None, aliases: dict[str, ast.expr], depth: int = 0) -> list:
+    """The strings a ``Literal`` annotation admits, aliases and ``Optional``/``| None``
+    followed; a name that is no ``Literal`` alias admits nothing known."""
+    if node is None or depth > 20:
+        return []
+    if isinstance(node, ast.Constant):
+        return [node.value] if isinstance(node.value, str) else []
+    if isinstance(node, ast.Name):
+        return _literal_values(aliases.get(node.id), aliases, depth + 1)
+    if isinstance(node, ast.BinOp):
+        left = _literal_values(node.left, aliases, depth + 1)
+        return left + _literal_values(node.right, aliases, depth + 1)
+    if isinstance(node, ast.Subscript) and _type_name(node.value) in ("Literal", "Optional"):
+        parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        values = [v for p in parts for v in _literal_values(p, aliases, depth + 1)]
+        return list(dict.fromkeys(values))
+    return []
+
+
+def _validated(tree: ast.Module, cls: ast.ClassDef) -> bool:
+    """The class checks its fields' types when made: a ``dataclass`` decorator imported from
+    ``pydantic.dataclasses``, or none but ``config`` in a module that imports pydantic (vLLM's
+    ``config`` decorator makes a pydantic dataclass); a standard dataclass does not."""
+    origin = {
+        alias.asname or alias.name: node.module or ""
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+    names = [_type_name(d.func if isinstance(d, ast.Call) else d) for d in cls.decorator_list]
+    if "dataclass" in names:
+        return origin.get("dataclass") == "pydantic.dataclasses"
+    return "config" in names and any(m.startswith("pydantic") for m in origin.values())
+
+
+def _raises_without_count(func: ast.FunctionDef) -> bool:
+    """A top-level ``if self.num_speculative_tokens is None: raise ...`` in the function."""
+    for stmt in func.body:
+        if isinstance(stmt, ast.If) and ast.unparse(stmt.test) == f"self.{COUNT} is None":
+            return any(isinstance(s, ast.Raise) for s in stmt.body)
+    return False
+
+
+def _count_sources(
+    func: ast.FunctionDef, functions: dict[str, ast.FunctionDef]
+) -> tuple[set[str], set[str]]:
+    """Where a count comes from when the config sets none: the methods whose branches set
+    ``self.num_speculative_tokens`` (directly or in a method of the class they call) or set
+    ``self.model`` where no test of the count guards it; and the fields (``model``) the tests
+    around any other setting of the count read."""
+    methods_found: set[str] = set()
+    fields_found: set[str] = set()
+
+    def visit(stmts: list[ast.stmt], methods: frozenset[str], tested: frozenset[str], depth: int):
+        for stmt in stmts:
+            if isinstance(stmt, ast.If):
+                named = _tested_methods(stmt.test)
+                reads = tested | _self_fields(stmt.test)
+                visit(stmt.body, named or methods, reads, depth)
+                visit(stmt.orelse, methods, reads, depth)
+                continue
+            for body in ("body", "orelse", "finalbody"):
+                inner = getattr(stmt, body, None)
+                if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                    visit(inner, methods, tested, depth)
+            targets = {ast.unparse(t) for t in _assigned(stmt)}
+            if f"self.{COUNT}" in targets or ("self.model" in targets and COUNT not in tested):
+                methods_found.update(methods)
+            if f"self.{COUNT}" in targets and not methods:
+                fields_found.update(tested - {COUNT, "method"})
+            called = _self_call(stmt)
+            if called in functions and depth < 3:
+                visit(functions[called].body, methods, tested, depth + 1)
+
+    visit(func.body, frozenset(), frozenset(), 0)
+    return methods_found, fields_found
+
+
+def _self_fields(test: ast.expr) -> frozenset[str]:
+    return frozenset(
+        node.attr
+        for node in ast.walk(test)
+        if isinstance(node, ast.Attribute) and ast.unparse(node.value) == "self"
+    )
+
+
+def _tested_methods(test: ast.expr) -> frozenset[str]:
+    """``self.method == "x"`` / ``self.method in ("x", "y")``: the methods a test names."""
+    found: set[str] = set()
+    for node in ast.walk(test):
+        if not (isinstance(node, ast.Compare) and ast.unparse(node.left) == "self.method"):
+            continue
+        if all(isinstance(op, (ast.Eq, ast.In)) for op in node.ops):
+            for right in node.comparators:
+                found.update(_literal_values(right, {}))
+                if isinstance(right, (ast.Tuple, ast.List, ast.Set)):
+                    found.update(v for e in right.elts for v in _literal_values(e, {}))
+    return frozenset(found)
+
+
+def _assigned(stmt: ast.stmt) -> list[ast.expr]:
+    if isinstance(stmt, ast.Assign):
+        return list(stmt.targets)
+    if isinstance(stmt, (ast.AugAssign, ast.AnnAssign)):
+        return [stmt.target]
+    return []
+
+
+def _self_call(stmt: ast.stmt) -> str | None:
+    """``self._validate()`` as a statement of its own: the method it calls."""
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        func = stmt.value.func
+        if isinstance(func, ast.Attribute) and ast.unparse(func.value) == "self":
+            return func.attr
+    return None
+
+
 # ---------------------------------------------------------------- llama.cpp (arg.cpp)
 
 STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
@@ -471,6 +642,9 @@ def vllm_release(version: str, files: dict[str, str]) -> Release:
         if _vllm_parser_file(path, text):
             _add_options(release, parse_argparse(text, fields), path)
     _add_env(release, files, ("VLLM_",), "vllm/envs.py")
+    for path, text in sorted(files.items()):
+        if path.startswith("vllm/config") and f"class {SPEC_CLASS}" in text:
+            release.speculative = parse_speculative(text, path) or release.speculative
     return release
 
 
@@ -580,7 +754,52 @@ def merge(engine: str, package: str, found: list[Release]) -> dict:
     builds = {r.version: r.build for r in found if r.build}
     if builds:
         data["builds"] = builds
+    speculative = _merge_speculative(found)
+    if speculative:
+        data["speculative"] = speculative
     return data
+
+
+def _merge_speculative(found: list[Release]) -> dict | None:
+    """``--speculative-config``: the releases whose method set is known and enforced
+    (``checked``), those that refuse a config with no count (``count_required``), and the
+    spans of releases that have each method (``methods``), each method given a count of its
+    own (``count_defaults``) and each key a count may come from (``count_keys``)."""
+    versions = [r.version for r in found]
+    checked: list[list[int]] = []
+    required: list[list[int]] = []
+    methods: dict[str, dict] = {}
+    defaults: dict[str, dict] = {}
+    keys: dict[str, dict] = {}
+    for index, release in enumerate(found):
+        spec = release.speculative
+        if spec is None:
+            continue
+        if spec.count_required:
+            _extend(required, versions, index)
+        for table, names in ((defaults, spec.count_defaults), (keys, spec.count_keys)):
+            for name in names:
+                entry = table.setdefault(name, {"in": []})
+                _extend(entry["in"], versions, index)
+                entry["file"] = spec.file
+        if spec.methods is None:
+            continue
+        _extend(checked, versions, index)
+        for name in spec.methods:
+            entry = methods.setdefault(name, {"in": []})
+            _extend(entry["in"], versions, index)
+            entry["file"] = spec.file
+    if not checked and not required:
+        return None
+    for entry in [*methods.values(), *defaults.values(), *keys.values()]:
+        entry["in"] = [[versions[a], versions[b]] for a, b in entry["in"]]
+    return {
+        "checked": [[versions[a], versions[b]] for a, b in checked],
+        "count_required": [[versions[a], versions[b]] for a, b in required],
+        "methods": dict(sorted(methods.items())),
+        "count_defaults": dict(sorted(defaults.items())),
+        "count_keys": dict(sorted(keys.items())),
+    }
 
 
 def _extend(spans: list[list[int]], versions: list[str], index: int) -> None:

@@ -13,6 +13,16 @@ have, or a new name with no near match (a custom build may add it), is a remark.
 ``--flag.key`` and ``-O3`` forms are never findings; the ``extra-flags`` option lists flags a
 fork adds.
 
+vLLM's ``--speculative-config`` value is judged too, against the same release
+(:mod:`guards.facts.engines.speculative`, docs/engines.md): a ``method`` the release does not
+take (a misspelling gets the release's nearest method as a hint; one added later or removed
+earlier says when), no ``num_speculative_tokens`` where the release refuses a config without
+one (not judged when the object names a ``model``, the method counts for itself, or another
+word may set it), and a value that is not a JSON object. Other keys are not judged. A part
+interpolation leaves unknown (``${VAR}`` unset, a script ``$var`` not evaluated) is never a
+finding: the method is judged only when written out in full, the count not at all, and a
+value unreadable once interpolated is a remark.
+
 Operators paste the commands a README or docs page shows, so the flags of a documented engine
 invocation are judged too, at the note's line and column (:mod:`guards.facts.invocations`
 says what counts: ``vllm serve``, ``docker run vllm/vllm-openai:TAG``, a wrapper naming the
@@ -42,15 +52,17 @@ Good:
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from pydantic import Field
 
-from ..facts.engines import EngineFacts, distance
-from ..facts.engines.running import Running, engine_words, service_running
+from ..facts.engines import EngineFacts, distance, speculative
+from ..facts.engines.running import Running, engine_arguments, service_running
 from ..facts.invocations import ALWAYS, documented_running, note_invocations
 from ..findings import Finding, Severity
 from ..sources.compose.compose import Compose
 from ..sources.compose.engines import LLAMACPP, VLLM, Token
+from ..sources.compose.script import Script
 from ..sources.notes.notes import Note
 from ..sources.patterns import glob_match
 from .base import Context, Rule
@@ -69,19 +81,47 @@ def check(target: Compose | Note, context: Context) -> list[Finding] | None:
     compose, applies, findings = target, False, []
     versions = context.estate.config.engine_versions
     for service in compose.services:
-        words = engine_words(service)
+        words = engine_arguments(service)
         run = service_running(service, versions) if words is not None else None
         if run is None or words is None:
             continue
         applies = True
+        where = f"service {service.name}"
         if isinstance(run, str) or isinstance(words, str):
             why = run if isinstance(run, str) else words
-            _remark(context, compose.path, f"service {service.name}", f"{why}; flags not checked")
+            _remark(context, compose.path, where, f"{why}; flags not checked")
             continue
-        for token in words:
-            finding = _judge(compose.path, f"service {service.name}", token, run, context)
-            findings += [finding] if finding else []
+        script = service.launch.script
+        findings += _judge_words(compose.path, where, words, run, context, script)
     return findings if applies else None
+
+
+def _judge_words(
+    path: str,
+    where: str,
+    words: Sequence[Token],
+    run: Running,
+    context: Context,
+    script: Script | None = None,
+) -> list[Finding]:
+    """The flags among the engine's words, then the ``--speculative-config`` value: in the
+    words, else (none there, or not readable) as the entrypoint script writes it."""
+    findings = []
+    for token in words:
+        if token.is_flag and not token.unresolved:
+            finding = _judge(path, where, token, run, context)
+            findings += [finding] if finding else []
+    verdicts = speculative.judge(words, run)
+    if script is not None and all(v.unread for v in verdicts):
+        verdicts = speculative.judge_script(script, run) or verdicts
+    for verdict in verdicts:
+        if verdict.certain:
+            findings.append(
+                RULE.at(path, verdict.line, verdict.column, verdict.message, hint=verdict.hint)
+            )
+        else:
+            _remark(context, path, where, verdict.remark)
+    return findings
 
 
 def _check_note(note: Note, context: Context) -> list[Finding] | None:
@@ -98,9 +138,7 @@ def _check_note(note: Note, context: Context) -> list[Finding] | None:
         if isinstance(run, str):
             _remark(context, note.path, where, f"{run}; flags not checked")
         elif run is not None:
-            for token in invocation.words:
-                finding = _judge(note.path, where, token, run, context) if token.is_flag else None
-                findings += [finding] if finding else []
+            findings += _judge_words(note.path, where, invocation.words, run, context)
     return findings if found else None
 
 
@@ -117,7 +155,7 @@ def _judge(path: str, where: str, token: Token, run: Running, context: Context) 
         hint = _did_you_mean(name, facts, run.releases)
         certain = run.exact or hint is not None  # a build of its own may add a new name
     else:
-        message = f"`{name}` {_when(facts, entry.spans, max(run.releases))} ({run.how})"
+        message = f"`{name}` {facts.when(entry.spans, max(run.releases))} ({run.how})"
         hint, certain = None, run.exact
         longer = _longer(facts, name, run.releases) if facts.engine != LLAMACPP else []
         if len(longer) == 1:
@@ -163,16 +201,6 @@ def _longer(facts: EngineFacts, name: str, releases: tuple[int, ...]) -> list[st
 def _present(facts: EngineFacts, name: str, releases: tuple[int, ...]) -> bool:
     entry = facts.flags.get(name)
     return entry is not None and any(entry.present(i) for i in releases)
-
-
-def _when(facts: EngineFacts, spans: tuple[tuple[int, int], ...], at: int) -> str:
-    """When a known name left or joined the releases, seen from release ``at``."""
-    if spans[-1][1] < at:
-        last = spans[-1][1]
-        return f"was removed in {facts.shown(last + 1)} (last in {facts.versions[last]})"
-    if spans[0][0] > at:
-        return f"was added in {facts.shown(spans[0][0])}, after {facts.versions[at]}"
-    return f"is not in {facts.shown(at)}"
 
 
 def _did_you_mean(name: str, facts: EngineFacts, releases: tuple[int, ...]) -> str | None:

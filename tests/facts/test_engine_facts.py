@@ -38,6 +38,33 @@ def test_the_data_is_consistent_in_itself(name):
             assert entry["alias_of"] in data["flags"], name_
 
 
+def test_the_speculative_config_data_is_consistent_in_itself():
+    data = json.loads((DATA / "vllm.json").read_text(encoding="utf-8"))
+    spec, index = data["speculative"], {v: i for i, v in enumerate(data["versions"])}
+    flag = [(index[a], index[b]) for a, b in data["flags"]["--speculative-config"]["in"]]
+
+    def spans(raw):
+        found = [(index[a], index[b]) for a, b in raw]
+        assert found and all(a <= b for a, b in found)
+        assert all(b1 < a2 - 1 for (_, b1), (a2, _) in pairwise(found))
+        return found
+
+    checked = spans(spec["checked"])
+    within = {i for a, b in flag for i in range(a, b + 1)}
+    assert {i for a, b in checked for i in range(a, b + 1)} <= within
+    assert {i for a, b in spans(spec["count_required"]) for i in range(a, b + 1)} <= within
+    assert spec["methods"] and spec["count_defaults"] and "model" in spec["count_keys"]
+    known = {i for a, b in checked for i in range(a, b + 1)}
+    for entry in spec["methods"].values():
+        assert {i for a, b in spans(entry["in"]) for i in range(a, b + 1)} <= known
+        assert entry["file"].startswith("vllm/config")
+    for table in ("count_defaults", "count_keys"):
+        for entry in spec[table].values():
+            spans(entry["in"])
+    facts = load("vllm")
+    assert facts.speculative is not None and facts.speculative.methods.get("mtp") is not None
+
+
 def test_the_data_is_read_once_and_only_when_asked():
     code = (
         "import guards.rules, guards.facts.engines as e; from guards.rules import all_rules;"

@@ -132,3 +132,78 @@ def test_merge_keeps_spans_and_the_newest_declaration():
     assert data["flags"]["--a"]["type"] == "float"
     assert data["flags"]["-a"]["alias_of"] == "--a"
     assert data["env"]["VLLM_A"]["in"] == [["0.1.0", "0.2.0"]]
+
+
+SPECULATIVE = """
+from typing import Literal, Optional
+from pydantic.dataclasses import dataclass
+MTPModelTypes = Literal["deepseek_mtp", "mtp"]
+EagleModelTypes = Literal["eagle", "eagle3", MTPModelTypes]
+SpeculativeMethod = Literal["ngram", "suffix", EagleModelTypes]
+@config
+@dataclass
+class SpeculativeConfig:
+    num_speculative_tokens: int = None
+    model: Optional[str] = None
+    method: Optional[SpeculativeMethod] = None
+    def __post_init__(self):
+        if self.model is None and self.num_speculative_tokens is not None:
+            if self.method == "mtp":
+                self.model = self.target_model_config.model
+        if self.method in ("ngram", "[ngram]"):
+            self.prompt_lookup_max = 5
+        elif self.method == "suffix":
+            self._validate_suffix()
+        else:
+            if self.model is not None:
+                n_predict = getattr(self.draft_model_config.hf_config, "n_predict", None)
+                if n_predict is not None and self.num_speculative_tokens is None:
+                    self.num_speculative_tokens = n_predict
+    def _validate_suffix(self):
+        if self.num_speculative_tokens is None:
+            self.num_speculative_tokens = self.suffix_max_depth
+    def _verify_args(self):
+        if self.num_speculative_tokens is None:
+            raise ValueError("num_speculative_tokens must be provided")
+"""
+
+
+def test_speculative_methods_through_literal_aliases_and_where_a_count_comes_from():
+    found = facts.parse_speculative(SPECULATIVE, "vllm/config/speculative.py")
+    assert found.methods == ["ngram", "suffix", "eagle", "eagle3", "deepseek_mtp", "mtp"]
+    assert found.count_required
+    assert found.count_defaults == ["suffix"]  # mtp's model is set only with a count given
+    assert found.count_keys == ["model"]  # a draft model's n_predict
+
+
+def test_a_free_string_or_a_standard_dataclass_takes_any_method():
+    free = SPECULATIVE.replace("method: Optional[SpeculativeMethod]", "method: Optional[str]")
+    assert facts.parse_speculative(free).methods is None
+    standard = SPECULATIVE.replace("from pydantic.dataclasses import", "from dataclasses import")
+    assert facts.parse_speculative(standard).methods is None
+    assert facts.parse_speculative("class ModelConfig:\n    method: str = ''\n") is None
+
+
+def test_no_count_check_without_an_unconditional_raise():
+    lenient = SPECULATIVE.replace(
+        "        if self.num_speculative_tokens is None:\n            raise",
+        "        if self.num_speculative_tokens is None and self.strict:\n            raise",
+    )
+    assert not facts.parse_speculative(lenient).count_required
+
+
+def test_the_speculative_data_gives_each_method_its_releases():
+    def release(version, methods):
+        spec = facts.Speculative("f.py", methods, True, ["suffix"] if methods else [], ["model"])
+        return facts.Release(version, speculative=spec)
+
+    data = facts.merge(
+        "vllm",
+        "vllm",
+        [release("0.9.0", None), release("0.9.1", ["ngram"]), release("0.10.0", ["ngram", "mtp"])],
+    )["speculative"]
+    assert data["checked"] == [["0.9.1", "0.10.0"]]
+    assert data["count_required"] == [["0.9.0", "0.10.0"]]
+    assert data["methods"]["mtp"]["in"] == [["0.10.0", "0.10.0"]]
+    assert data["count_defaults"]["suffix"]["in"] == [["0.9.1", "0.10.0"]]
+    assert data["count_keys"]["model"]["in"] == [["0.9.0", "0.10.0"]]

@@ -83,6 +83,24 @@ class Names:
             yield key, found
 
 
+Spans = tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True)
+class Speculative:
+    """What vLLM's ``--speculative-config`` JSON takes, by release: ``checked``, the releases
+    whose ``SpeculativeConfig`` refuses a method outside its ``methods``; ``count_required``,
+    those that refuse a config with no ``num_speculative_tokens`` unless its method is one of
+    ``count_defaults`` (a count of its own) or it sets one of ``count_keys`` (``model``: the
+    draft model's config may give one)."""
+
+    checked: Spans
+    count_required: Spans
+    methods: Names
+    count_defaults: Names
+    count_keys: Names
+
+
 @dataclass(frozen=True)
 class EngineFacts:
     engine: str
@@ -91,6 +109,7 @@ class EngineFacts:
     flags: Names
     env: Names
     builds: dict[str, str]  # llama.cpp: binding version -> vendored llama.cpp commit
+    speculative: Speculative | None = None
 
     @property
     def newest(self) -> int:
@@ -107,6 +126,15 @@ class EngineFacts:
 
     def names_at(self, table: Names, indices: tuple[int, ...]) -> list[str]:
         return [n for n, entry in table.items() if any(entry.present(i) for i in indices)]
+
+    def when(self, spans: Spans, at: int) -> str:
+        """When a known name left or joined the releases, seen from release ``at``."""
+        if spans[-1][1] < at:
+            last = spans[-1][1]
+            return f"was removed in {self.shown(last + 1)} (last in {self.versions[last]})"
+        if spans[0][0] > at:
+            return f"was added in {self.shown(spans[0][0])}, after {self.versions[at]}"
+        return f"is not in {self.shown(at)}"
 
     def release(self, text: str) -> int | None:
         """The release a version names: itself, its last post-release, or the newest release
@@ -139,12 +167,29 @@ def load(engine: str) -> EngineFacts | None:
         flags=Names(data["flags"], index),
         env=Names(data["env"], index),
         builds=dict(data.get("builds", {})),
+        speculative=_speculative(data.get("speculative"), index),
     )
+
+
+def _speculative(data: dict | None, index: dict[str, int]) -> Speculative | None:
+    if not data:
+        return None
+    return Speculative(
+        checked=_spans(data["checked"], index),
+        count_required=_spans(data["count_required"], index),
+        methods=Names(data["methods"], index),
+        count_defaults=Names(data["count_defaults"], index),
+        count_keys=Names(data["count_keys"], index),
+    )
+
+
+def _spans(raw: list, index: dict[str, int]) -> Spans:
+    return tuple((index[a], index[b]) for a, b in raw)
 
 
 def _name(entry: dict, index: dict[str, int]) -> Name:
     return Name(
-        spans=tuple((index[a], index[b]) for a, b in entry["in"]),
+        spans=_spans(entry["in"], index),
         file=entry.get("file") or "",
         alias_of=entry.get("alias_of"),
         type=entry.get("type"),

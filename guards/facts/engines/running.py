@@ -114,8 +114,17 @@ def guessed(service: Service) -> bool:
 
 
 def engine_words(service: Service) -> list[Token] | str | None:
-    """The words the engine parses as its arguments; a string says why they are not known;
-    None: the service runs no engine with data."""
+    """The flag words the engine parses, each resolved; a string says why they are not
+    known; None: the service runs no engine with data."""
+    words = engine_arguments(service)
+    if words is None or isinstance(words, str):
+        return words
+    return [token for token in words if token.is_flag and not token.unresolved]
+
+
+def engine_arguments(service: Service) -> list[Token] | str | None:
+    """Every word the engine parses as its arguments, values and unresolved words too; a
+    string says why they are not known; None: the service runs no engine with data."""
     launch = service.launch
     if launch.idle or load(service.engine) is None:
         return None
@@ -130,6 +139,5 @@ def engine_words(service: Service) -> list[Token] | str | None:
     for token in tokens[start:]:
         if token.text in SHELL_BREAKS:
             break
-        if token.is_flag and not token.unresolved:
-            words.append(token)
+        words.append(token)
     return words

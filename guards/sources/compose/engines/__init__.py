@@ -8,6 +8,7 @@ which engine a service runs).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from ...numbers import to_number
@@ -90,6 +91,20 @@ def split_flags(tokens: list[Token], takes_value: set[str]) -> list[Flag]:
             if current.name in takes_value:
                 current = None
     return flags
+
+
+def first_knobs(
+    flags: list[Flag], table: dict[str, str], make: Callable[[str, Flag], Knob] | None = None
+) -> dict[str, Knob]:
+    """The knob each flag of ``table`` (flag -> canonical knob) sets, the first flag of a knob
+    winning; ``make`` builds a knob (default :func:`knob_from`). Every dialect reads its flags
+    so."""
+    found: dict[str, Knob] = {}
+    for flag in flags:
+        name = table.get(flag.name)
+        if name and name not in found:
+            found[name] = (make or knob_from)(name, flag)
+    return found
 
 
 def _value_part(token: Token, name: str, text: str) -> Token:

@@ -11,7 +11,7 @@ import re
 from dataclasses import replace
 
 from ..script import Script
-from . import Flag, Knob, Token, knob_from, split_flags
+from . import Flag, Knob, Token, first_knobs, knob_from, split_flags
 
 FLAGS = {
     "-c": "max_model_len",
@@ -78,11 +78,7 @@ DEFAULT_CACHE_TYPE = "f16"
 
 def knobs(tokens: list[Token], script: Script | None, service_line: int) -> dict[str, Knob]:
     flags = split_flags(tokens, TAKES_VALUE)
-    found: dict[str, Knob] = {}
-    for flag in flags:
-        name = FLAGS.get(flag.name)
-        if name and name not in found:
-            found[name] = knob_from(name, flag)
+    found = first_knobs(flags, FLAGS)
     found["kv_cache_dtype"] = _kv(found, service_line)
     found.update(_drafter(flags, found, script))
     return found

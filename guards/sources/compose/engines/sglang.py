@@ -17,7 +17,7 @@ from dataclasses import replace
 from ...numbers import to_count
 from ..interpolate import TemplateError, interpolate
 from ..script import EnvEntry, Script, ScriptLine, variable_name
-from . import Flag, Knob, Token, knob_from, split_flags
+from . import Flag, Knob, Token, first_knobs, knob_from, split_flags
 
 FLAGS = {
     "--context-length": "max_model_len",
@@ -129,11 +129,7 @@ def knobs(
 ) -> dict[str, Knob]:
     """``environment`` is the dialects' common signature; SGLang reads no variable by name."""
     flags = split_flags(tokens, TAKES_VALUE)
-    found: dict[str, Knob] = {}
-    for flag in flags:
-        name = FLAGS.get(flag.name) or SWITCHES.get(flag.name)
-        if name and name not in found:
-            found[name] = _knob(name, flag)
+    found = first_knobs(flags, {**SWITCHES, **FLAGS}, _knob)
     if "model" not in found:
         found.update(_positional_model(tokens, script))
     if script is not None:

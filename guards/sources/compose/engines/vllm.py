@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..script import EnvEntry, Script, ScriptLine, parse_spec_payload, variable_name
-from . import Flag, Knob, Token, knob_from, split_flags
+from . import Flag, Knob, Token, first_knobs, knob_from, split_flags
 from .identity import arguments
 from .kvtypes import canonical_kv
 
@@ -46,11 +46,7 @@ def knobs(
     tokens: list[Token], script: Script | None, environment: dict[str, EnvEntry]
 ) -> dict[str, Knob]:
     flags = split_flags(tokens, TAKES_VALUE)
-    found: dict[str, Knob] = {}
-    for flag in flags:
-        name = FLAGS.get(flag.name)
-        if name and name not in found:
-            found[name] = knob_from(name, flag)
+    found = first_knobs(flags, FLAGS)
     served = next((f for f in flags if f.name == "--served-model-name" and f.values), None)
     if served:
         found["served_model_name"] = knob_from("served_model_name", served)

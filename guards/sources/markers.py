@@ -1,12 +1,14 @@
 """Marker regexes shared by the note parser and the compose-header parser.
 
-Only ``re``: the header parser runs on every compose, so importing this must stay cheap.
+Only ``re`` (and two functions of bisect and functools, loaded with Python itself): the header parser runs on every compose, so importing this must stay cheap.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .patterns import lazy
 
@@ -153,8 +155,16 @@ def withdrawn_citation(text: str, offset: int) -> bool:
 
 def _struck_at(text: str, offset: int) -> bool:
     """Whether ``offset`` falls inside a ``~~struck~~`` span of ``text``."""
-    kept, fragments = strip_struck(text[:offset] + "\x00" + text[offset:])
-    return "\x00" not in kept and any("\x00" in f for f in fragments)
+    spans = _struck_spans(text)
+    index = bisect_right(spans, (offset, len(text) + 1)) - 1
+    return index >= 0 and spans[index][0] <= offset < spans[index][1]
+
+
+@lru_cache(maxsize=32)
+def _struck_spans(text: str) -> tuple[tuple[int, int], ...]:
+    """The struck fragments of ``text`` as (start, end) offsets without the tildes, computed
+    once per text: a line of many citations asks for each of them."""
+    return tuple((start + 2, end) for start, end in _struck_runs(text))
 
 
 def retraction_marker(line_text: str, at_start: bool = False) -> Marker | None:
@@ -182,8 +192,21 @@ def strip_struck(text: str) -> tuple[str, list[str]]:
     A span opens at a ``~~`` followed by a non-space and closes at the next ``~~`` preceded by
     one (a ``~~~`` run is neither), like markdown's strikethrough; one pass over the ``~~``
     positions, so a line full of unclosed ``~~`` is linear too."""
+    kept, fragments, last = [], [], 0
+    for start, end in _struck_runs(text):
+        kept.append(text[last:start])
+        fragments.append(text[start + 2 : end])
+        last = end + 2
+    if not fragments:
+        return text, []
+    kept.append(text[last:])
+    return "".join(kept), fragments
+
+
+def _struck_runs(text: str) -> list[tuple[int, int]]:
+    """Each struck span as (offset of its opening ``~~``, offset of its closing ``~~``)."""
     marks = _tildes(text)
-    kept, fragments, last, index = [], [], 0, 0
+    runs, index = [], 0
     while index < len(marks):
         start = marks[index]
         if start + 2 < len(text) and not text[start + 2].isspace():
@@ -195,17 +218,13 @@ def strip_struck(text: str) -> tuple[str, list[str]]:
                 ),
                 None,
             )
-            if close is not None:
-                kept.append(text[last:start])
-                fragments.append(text[start + 2 : marks[close]])
-                last, index = marks[close] + 2, close + 1
-                continue
-            break  # no closer after this opener: none after any later one either
+            if close is None:
+                break  # no closer after this opener: none after any later one either
+            runs.append((start, marks[close]))
+            index = close + 1
+            continue
         index += 1
-    if not fragments:
-        return text, []
-    kept.append(text[last:])
-    return "".join(kept), fragments
+    return runs
 
 
 def _tildes(text: str) -> list[int]:

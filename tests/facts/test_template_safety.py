@@ -505,7 +505,10 @@ BUDGET = [
 def test_a_render_past_its_budget_or_failing_is_g001_and_a_located_error(
     capsys, tmp_path, monkeypatch, template, message
 ):
-    if message != SLOW:  # on a loaded machine the clock must not trip before the step count
+    if message == SLOW:  # the clock, shortened: the same check, a quarter of the wait
+        monkeypatch.setattr(budget, "MAX_SECONDS", 0.5)
+        message = message.replace("2 s", "0.5 s")
+    else:  # on a loaded machine the clock must not trip before the step count
         monkeypatch.setattr(budget, "MAX_SECONDS", 60.0)
     start = time.monotonic()
     assert refused(capsys, tmp_path, template) == message

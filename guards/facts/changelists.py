@@ -25,7 +25,7 @@ KINDS = {
 }
 GAP = re.compile(r"(?:[\s,;:(—–]|\band\b|\bbut\b(?=\s+(?:with|without)\b))*", re.IGNORECASE)
 KEYWORD = re.compile(r"(plus|without|with|minus|except|but)\b", re.IGNORECASE)
-FLAG = re.compile(r"`?(-{1,2}[A-Za-z][\w.-]*)(?:=([^\s,;()`]+))?`?")
+FLAG = re.compile(r"`?(-{1,2}[A-Za-z](?:[\w.-]*\w)?)(?:=([^\s,;()`]+))?`?")  # no sentence stop
 VALUE = re.compile(
     r"\s*`?(?!-{1,2}[A-Za-z])([\w.:/+-]+)`?"
     r"(?=\s*(?:$|[,;()]|and\b|-{1,2}[A-Za-z]|(?:plus|without|with|minus|except|but)\b))",

@@ -213,6 +213,69 @@ def _split(text: str) -> list[tuple[int, str]]:
     return words
 
 
+# --- documented compose commands -------------------------------------------------------------
+
+COMPOSE_STARTS = {"up", "run", "start", "create"}  # the subcommands that start services
+COMPOSE_VALUED = {"-f", "--file", "-p", "--project-name", "--env-file", "--project-directory"}
+ASSIGNMENT = re.compile(r"^[A-Za-z_]\w*=")
+
+
+@dataclass(frozen=True)
+class ComposeStart:
+    """A documented ``docker compose ... up``: the files it names and the profiles it enables
+    (``--profile``, ``COMPOSE_PROFILES=``), where it is written."""
+
+    files: tuple[str, ...]
+    profiles: tuple[str, ...]
+    line: int
+    column: int
+    section: int
+
+
+def compose_starts(note: Note) -> list[ComposeStart]:
+    """Every ``docker compose`` (or ``docker-compose``) command of a note's shell blocks that
+    starts services."""
+    found: list[ComposeStart] = []
+    for block in note.blocks:
+        if block.kind != "code" or block.retraction is not None or block.quoted:
+            continue
+        for command in Script([], {}, _command_lines(note, block)).commands():
+            start = compose_start(command, block.section)
+            if start is not None:
+                found.append(start)
+    return found
+
+
+def compose_start(words: list[Token], section: int = -1) -> ComposeStart | None:
+    """The compose command ``words`` are, when it starts services; None otherwise."""
+    profiles: list[str] = []
+    while words and (ASSIGNMENT.match(words[0].text) or words[0].text == "sudo"):
+        name, _, value = words[0].text.partition("=")
+        if name == "COMPOSE_PROFILES":
+            profiles += [p for p in value.split(",") if p]
+        words = words[1:]
+    texts = [w.text for w in words]
+    if texts[:2] == ["docker", "compose"]:
+        rest = words[2:]
+    elif texts[:1] == ["docker-compose"]:
+        rest = words[1:]
+    else:
+        return None
+    files: list[str] = []
+    index = 0
+    while index < len(rest) and rest[index].text.startswith("-"):
+        flag, _, inline = rest[index].text.partition("=")
+        value = inline or (rest[index + 1].text if index + 1 < len(rest) else "")
+        if flag in ("-f", "--file"):
+            files.append(value)
+        elif flag == "--profile":
+            profiles.append(value)
+        index += 1 if inline or (flag not in COMPOSE_VALUED and flag != "--profile") else 2
+    if index >= len(rest) or rest[index].text not in COMPOSE_STARTS:
+        return None
+    return ComposeStart(tuple(files), tuple(profiles), words[0].line, words[0].column, section)
+
+
 # --- where commands are written --------------------------------------------------------------
 
 

@@ -2,11 +2,12 @@
 sibling's row in a tier table — read the way a maintainer reads it, and set beside the body.
 
 A statement is read in its affirmed clauses only (``header.affirmed``): what a clause negates
-is not a claim. Each comparison takes a statement and the service it is about and returns the
-disagreements: what the prose says (the match), what is true instead, and the knob it comes
-from. The comparisons: context (``160K ctx``, ``200K default``, ``262,144-token window``),
-KV (``fp8 KV``, ``FP8 E4M3 KV``), drafter depth (``MTP n=3``, ``no spec-decode``) and vision
-(``VISION ON``, ``text-only``).
+is not a claim. Reading and comparing are apart: :func:`said_in` reads what a text says, knob
+by knob (the words and the value they give), and :func:`contradiction` sets one value beside
+the service it is about and returns what is true instead and the knob it comes from;
+:func:`disagreements` does both. The knobs: context (``160K ctx``, ``200K default``,
+``262,144-token window``), KV (``fp8 KV``, ``FP8 E4M3 KV``), drafter depth (``MTP n=3``, ``no
+spec-decode``) and vision (``VISION ON``, ``text-only``).
 """
 
 from __future__ import annotations
@@ -69,9 +70,6 @@ class Disagreement:
     knob: Knob | None
 
 
-Comparison = Callable[[Stated, Service], list[Disagreement]]
-
-
 def stated_kv(text: str) -> str | None:
     """The KV cache type a text names (``q8_0 K + q4_0 V`` as ``q8_0/q4_0``)."""
     pair = KV_PAIR.search(text)
@@ -104,63 +102,123 @@ def search(
     return None
 
 
-def context(stated: Stated, service: Service) -> list[Disagreement]:
-    knob = service.knob("max_model_len")
+@dataclass(frozen=True)
+class Said:
+    """What a tier statement's text says of one knob: the words that say it and the value
+    they give (a count as written, a KV type, ``on``/``off``, a depth or ``off``)."""
+
+    knob: str  # max_model_len | kv_cache_dtype | drafter_depth | vision
+    said: re.Match[str]  # in ``Stated.text``
+    value: str
+
+
+def said_in(stated: Stated) -> list[Said]:
+    """What a tier statement says, knob by knob: drafter depth, context, KV, vision."""
+    return [found for read in READERS if (found := read(stated)) is not None]
+
+
+def _said_depth(stated: Stated) -> Said | None:
+    off = NO_DRAFTER.search(stated.text)
+    if off is not None:
+        return Said("drafter_depth", off, "off")
+    found = search(DEPTH, stated.text, about=DRAFTER_WORD)
+    return Said("drafter_depth", found, found.group(1)) if found is not None else None
+
+
+def _said_context(stated: Stated) -> Said | None:
     found = search(CTX, stated.text) or (
         search(BARE_CTX, stated.text) if stated.tier_table else None
     )
-    if found is None or knob is None or knob.number is None:
-        return []
-    count = first_count(found.group("a") or found.groupdict().get("b") or "")
+    if found is None:
+        return None
+    return Said("max_model_len", found, found.group("a") or found.groupdict().get("b") or "")
+
+
+def _said_kv(stated: Stated) -> Said | None:
+    found = search(KV, stated.text)
+    return Said("kv_cache_dtype", found, found.group(1)) if found is not None else None
+
+
+def _said_vision(stated: Stated) -> Said | None:
+    found = VISION.search(stated.text)
+    said = stated_vision(found.group(0)) if found is not None else None
+    if found is None or said is None:
+        return None
+    return Said("vision", found, "on" if said else "off")
+
+
+READERS: tuple[Callable[[Stated], Said | None], ...] = (
+    _said_depth,
+    _said_context,
+    _said_kv,
+    _said_vision,
+)
+
+
+def contradiction(knob: str, value: str, service: Service) -> tuple[str, Knob | None] | None:
+    """What is true instead of ``value`` for ``knob`` on ``service`` ("--max-model-len is
+    131072") and the knob it comes from; None when they agree or the body does not say."""
+    compare = CONTRADICTIONS.get(knob)
+    return compare(value, service) if compare is not None else None
+
+
+def _context(value: str, service: Service) -> tuple[str, Knob | None] | None:
+    knob = service.knob("max_model_len")
+    if knob is None or knob.number is None:
+        return None
+    count = first_count(value)
     if count is None or same_count(count, int(knob.number)):
-        return []
-    return [Disagreement(found, f"{knob.flag or 'max-model-len'} is {knob.value}", knob)]
+        return None
+    return f"{knob.flag or 'max-model-len'} is {knob.value}", knob
 
 
-def kv(stated: Stated, service: Service) -> list[Disagreement]:
-    found, knob = search(KV, stated.text), service.knob("kv_cache_dtype")
-    if found is None or knob is None or knob.value is None:
-        return []
-    said = effective_kv(found.group(1), service)
-    actual = effective_kv(knob.value, service)
+def _kv(value: str, service: Service) -> tuple[str, Knob | None] | None:
+    knob = service.knob("kv_cache_dtype")
+    if knob is None or knob.value is None:
+        return None
+    said, actual = effective_kv(value, service), effective_kv(knob.value, service)
     if said is None or actual is None or same_kv(said, actual):
-        return []
-    return [Disagreement(found, f"{knob.flag or 'the KV cache type'} is {knob.value}", knob)]
+        return None
+    return f"{knob.flag or 'the KV cache type'} is {knob.value}", knob
 
 
-def depth(stated: Stated, service: Service) -> list[Disagreement]:
+def _depth(value: str, service: Service) -> tuple[str, Knob | None] | None:
     knob = service.knob("drafter_depth")
-    value = knob.value if knob is not None else None
-    if knob is not None and value is None:
-        return []  # not known: K003 says why
-    off = NO_DRAFTER.search(stated.text)
-    if off is not None:
-        if value in (None, "0"):
-            return []
-        return [Disagreement(off, f"the default drafter depth is {value}", knob)]
-    found = search(DEPTH, stated.text, about=DRAFTER_WORD)
-    if found is None or found.group(1) == value:
-        return []
-    actual = (
-        "no drafter is configured" if value is None else f"the default drafter depth is {value}"
-    )
-    return [Disagreement(found, actual, knob)]
+    depth = knob.value if knob is not None else None
+    if knob is not None and depth is None:
+        return None  # not known: K003 says why
+    if value == "off":
+        return None if depth in (None, "0") else (f"the default drafter depth is {depth}", knob)
+    if value == depth:
+        return None
+    if depth is None:
+        return "no drafter is configured", knob
+    return f"the default drafter depth is {depth}", knob
 
 
-def image_input(stated: Stated, service: Service) -> list[Disagreement]:
-    found, decided = VISION.search(stated.text), vision(service)
-    if found is None or decided is None:
-        return []
-    said, (on, knob) = stated_vision(found.group(0)), decided
-    if said is None or said == on:
-        return []
+def _vision(value: str, service: Service) -> tuple[str, Knob | None] | None:
+    decided = vision(service)
+    if decided is None or (value == "on") == decided[0]:
+        return None
+    on, knob = decided
     if knob is None:
-        return [Disagreement(found, f"no vision projector is loaded ({service.engine})", None)]
-    return [Disagreement(found, f"{knob.flag} turns image input {'on' if on else 'off'}", knob)]
+        return f"no vision projector is loaded ({service.engine})", None
+    return f"{knob.flag} turns image input {'on' if on else 'off'}", knob
 
 
-COMPARISONS: tuple[Comparison, ...] = (depth, context, kv, image_input)
+CONTRADICTIONS: dict[str, Callable[[str, Service], tuple[str, Knob | None] | None]] = {
+    "drafter_depth": _depth,
+    "max_model_len": _context,
+    "kv_cache_dtype": _kv,
+    "vision": _vision,
+}
 
 
 def disagreements(stated: Stated, service: Service) -> list[Disagreement]:
-    return [found for compare in COMPARISONS for found in compare(stated, service)]
+    """What a tier statement says that ``service`` does not ship, knob by knob."""
+    found = []
+    for said in said_in(stated):
+        against = contradiction(said.knob, said.value, service)
+        if against is not None:
+            found.append(Disagreement(said.said, *against))
+    return found

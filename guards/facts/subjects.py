@@ -7,7 +7,9 @@ WebUI" is ``open-webui``). A name resolves to one service, which may be written 
 files: Compose merges the files that define a service by its name (a base and its overlays), so
 every definition of it is a place it is shipped from. A name that fits two different services
 is ambiguous, and an ambiguous subject is no subject: the statement is a remark, never a
-finding. A variable's statement is about the services that read the variable.
+finding. A variable's statement is about the services that read the variable; a request or
+config parameter's (``top_p`` in a table of defaults) about the one variable that sets it
+server-side, ``LLM_TOP_P`` whose prefix the headings above name.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ class Subjects:
     targets: dict[str, list[Target]] = field(default_factory=dict)  # service name -> targets
     files: dict[str, list[Target]] = field(default_factory=dict)  # compose path -> targets
     sites: dict[str, dict[str, list[Site]]] = field(default_factory=dict)  # path -> defaults
+    _variables: frozenset[str] | None = field(default=None, init=False, repr=False)
 
     def resolve(self, subject: str, here: Compose | None = None) -> list[Target] | None:
         """The definitions of the one service ``subject`` names, or None."""
@@ -76,12 +79,46 @@ class Subjects:
                     found.append(Target(compose, service))
         return found
 
+    def variables(self) -> frozenset[str]:
+        """Every variable some service's environment holds or some compose interpolates."""
+        if self._variables is None:
+            names: set[str] = set()
+            for compose in self.composes:
+                names.update(self.defaults(compose))
+                for service in compose.shipped:
+                    names.update(service.environment)
+            self._variables = frozenset(names)
+        return self._variables
+
+    def parameter(self, name: str, context: str) -> str | None:
+        """The one variable that sets the request or config parameter ``name`` (``top_p``):
+        ``<PREFIX>_TOP_P`` whose prefix words ``context`` (the headings over the statement) all
+        name (``LLM_TOP_P`` under "LLM parameters", not ``VLM_TOP_P``). A bare ``TOP_P`` is not
+        enough: a table of an engine's own parameters quotes the engine's defaults."""
+        wanted, words = "_" + name.upper(), set(WORD.findall(context.lower()))
+        found = [
+            variable
+            for variable in self.variables()
+            if variable.endswith(wanted)
+            and set(variable[: -len(wanted)].lower().split("_")) <= words
+        ]
+        return found[0] if len(found) == 1 else None
+
     def defaults(self, compose: Compose) -> dict[str, list[Site]]:
         if compose.path not in self.sites:
             self.sites[compose.path] = variable_defaults(compose)
         return self.sites[compose.path]
 
+    def compose(self, written: str) -> Compose | None:
+        """The one compose a path names (whole, a tail of it, or elided with ``…``)."""
+        path = self._named_path(written)
+        return self.files[path][0].compose if path is not None else None
+
     def _path(self, subject: str) -> list[Target] | None:
+        path = self._named_path(subject)
+        return self.files[path] if path is not None else None
+
+    def _named_path(self, subject: str) -> str | None:
         text = subject.strip("`*'\" ").lstrip("./")
         if not YAML.search(text):
             return None
@@ -92,7 +129,7 @@ class Subjects:
             if (p == text or p.endswith("/" + text))
             or (len(parts) > 1 and p.startswith(parts[0]) and p.endswith(parts[-1]))
         ]
-        return self.files[paths[0]] if len(paths) == 1 else None
+        return paths[0] if len(paths) == 1 else None
 
 
 def loose(name: str) -> str:

@@ -8,20 +8,30 @@ new one nothing reads. The rule reads the paths in a note's code spans, shell co
 ``#anchor``), and the path-like words of compose comments, and looks each up in the listing of
 every file under the root. A word counts as a path of this estate when it is relative (no
 scheme, no ``/`` root, no ``~``, no ``$``, no glob), holds a ``/`` and starts at an entry of
-the root or of the document's own folder; a link target always counts. Links resolve from the
-document's folder, as markdown does; other paths from the root, then the document's folder (a
-compose's comments from its folder first). A missing path is a finding only when the estate
-shows where it moved: exactly one path ending in its last two components, or exactly one of its
-name below its deepest folder that is there (``deploy/nims.yaml`` as
-``deploy/compose/nims.yaml``; a ``README.md`` or ``.env`` elsewhere proves nothing). Otherwise
-it is a remark (-v): it may be a file the operator makes or one of another checkout. So is a
-path the line tells the operator to create, copy, save or write, and what ``cp``, ``mv``,
-``mkdir``, ``touch``, ``>`` or ``-o`` makes in a shell block. Not read: a shell block after a
-``cd`` (its paths are relative to somewhere else), container paths (absolute), what lies below
-a folder guards does not list (``.git``, ``node_modules``, excluded folders, links to folders:
-unknown, not absent), and the files of the ``history`` setting (changelogs name old paths on
-purpose). A warning, not an error: that the path is missing is certain, that the match is where
-it went is read from names alone; ``severity = "error"`` makes it fail the check.
+the root or of the document's own folder; a link target always counts. A path under a command
+substitution (``$(tool home)/ollama/modelfiles``: a command that prints the checkout's folder)
+is read from the root and reported with it; a variable (``$HOME``, ``${ROOT}``) may be any
+folder, so a path under one is not. Links resolve from the document's folder, as markdown does;
+other paths from the root, then the document's folder (a compose's comments from its folder
+first). A missing path is a finding only when the estate shows where it moved: exactly one path
+ending in its last two components, or exactly one of its name below its deepest folder that is
+there (``deploy/nims.yaml`` as ``deploy/compose/nims.yaml``; a ``README.md`` or ``.env``
+elsewhere proves nothing). Otherwise it is a remark (-v): it may be a file the operator makes
+or one of another checkout. So is a path the line tells the operator to create, copy, save or
+write, and what ``cp``, ``mv``, ``mkdir``, ``touch``, ``>`` or ``-o`` makes in a shell block.
+
+A Dockerfile of another checkout is judged by what the composes build with instead: when a
+compose's ``build: dockerfile:`` names a file the estate does not hold (a remote build context,
+``https://github.com/org/engine.git#ref``), a document naming another Dockerfile in that folder
+(``.devops/server.Dockerfile`` beside the built ``.devops/cpu.Dockerfile``) that no compose
+builds with is a finding: the upstream file was renamed, or the document names the wrong one.
+
+Not read: a shell block after a ``cd`` (its paths are relative to somewhere else), container
+paths (absolute), what lies below a folder guards does not list (``.git``, ``node_modules``,
+excluded folders, links to folders: unknown, not absent), and the files of the ``history``
+setting (changelogs name old paths on purpose). A warning, not an error: that the path is
+missing is certain, that the match is where it went is read from names alone; ``severity =
+"error"`` makes it fail the check.
 
 Bad:
     --- composes/qwen/vllm.yml
@@ -74,6 +84,7 @@ from .options import RuleOptions
 
 if TYPE_CHECKING:
     from ..run.discovery import Tree
+    from ..run.estate import Estate
 
 # A word is cut at what cannot be part of a path in prose or a command line.
 WORD = re.compile(r"[^\s'\"`,;|]+")
@@ -98,6 +109,10 @@ OUTPUTS = frozenset((">", ">>", "tee", "-o", "-O", "--output", "--out", "--outpu
 PREFIXES = frozenset(("sudo", "env", "time", "exec", "nohup"))
 COMMANDS = re.compile(r"&&|\|\||[;|]")
 PROMPT = re.compile(r"^\s*(?:\$|>|PS>)\s+")
+SUBSTITUTION = re.compile(r"\$\([^()\n]*\)")  # ``$(tool home)``: one word, spaces and all
+ROOTED = re.compile(r"^\$\((?P<command>[^()]*)\)/(?P<rest>[^$~*?]+)$")
+DOCKERFILE = re.compile(r"(?:^|[._-])(?:Dockerfile|Containerfile)(?:$|[._-])", re.I)
+BUILD_FILE = re.compile(r"^\s*dockerfile\s*:\s*[\"']?(?P<path>[^\"'\s#]+)")
 
 
 @dataclass(frozen=True)
@@ -108,6 +123,7 @@ class Candidate:
     bases: tuple[str, ...]  # folders (from the root) it may be relative to, in order
     link: bool = False  # a link target: a path by construction
     made: bool = False  # the text has the operator make it
+    prefix: str = ""  # the ``$(tool home)/`` it is written under
 
 
 @dataclass(frozen=True)
@@ -148,14 +164,22 @@ def check(target: Note | Compose, context: Context) -> list[Finding] | None:
         return None
     found = index(estate.tree)
     listed = note_candidates(target) if isinstance(target, Note) else comment_candidates(target)
-    judged = (judge(candidate, target.path, found, context) for candidate in listed)
+    builds = upstream_builds(estate, found)
+    judged = (judge(candidate, target.path, found, context, builds) for candidate in listed)
     return [finding for finding in judged if finding is not None]
 
 
-def judge(candidate: Candidate, path: str, found: Index, context: Context) -> Finding | None:
-    """The finding for a path that is not there and moved to one place; a remark when it is
-    missing and where it went cannot be told."""
+def judge(
+    candidate: Candidate, path: str, found: Index, context: Context, builds: Builds
+) -> Finding | None:
+    """The finding for a path that is not there and moved to one place, or for a Dockerfile
+    no compose builds with beside the ones they do; a remark when it is missing and where it
+    went cannot be told."""
     written = candidate.written
+    if not candidate.link and DOCKERFILE.search(posixpath.basename(written)):
+        unbuilt = _unbuilt(candidate, path, found, builds)
+        if unbuilt is not None:
+            return unbuilt
     bases = [b for b in candidate.bases if candidate.link or _starts_inside(b, written, found)]
     resolved = [r for base in bases if (r := _resolve(base, written))]
     if not resolved or any(_present(r, found) for r in resolved):
@@ -174,8 +198,9 @@ def judge(candidate: Candidate, path: str, found: Index, context: Context) -> Fi
         message = f"links to {written} ({shown}), which does not exist; {moved} does"
         hint = f"point it at {relative}"
     else:
-        message = f"names {written}, which does not exist; {moved} does"
-        hint = f"point it at {moved}"
+        prefix = candidate.prefix
+        message = f"names {prefix}{written}, which does not exist; {prefix}{moved} does"
+        hint = f"point it at {prefix}{moved}"
     return RULE.at(path, candidate.line, candidate.column, message, hint=hint)
 
 
@@ -234,6 +259,54 @@ def _moved(path: str, found: Index) -> tuple[str | None, str]:
         return matches[0], ""
     many = f"{len(matches)} paths" if matches else "no path"
     return None, f"{many} below {anchor}/ {'are' if len(matches) > 1 else 'is'} named {parts[-1]}"
+
+
+# --- Dockerfiles of builds from another checkout ------------------------------------------
+
+# A Dockerfile a compose builds with that the estate does not hold (a remote build context,
+# ``https://github.com/org/engine.git#ref``): its path -> (compose, line) of each build.
+Builds = dict[str, list[tuple[str, int]]]
+_BUILDS: list[tuple[object, Builds]] = []  # the last estate (held: its id is not reused)
+
+
+def upstream_builds(estate: Estate, found: Index) -> Builds:
+    """The ``build: dockerfile:`` paths of the composes that no file of the estate is: the
+    Dockerfiles of another checkout, as the composes name them. Built once per estate."""
+    if _BUILDS and _BUILDS[0][0] is estate:
+        return _BUILDS[0][1]
+    builds: Builds = {}
+    for compose in estate.composes:
+        folder = posixpath.dirname(compose.path)
+        for number, text in enumerate(compose.lines, 1):
+            match = BUILD_FILE.match(text)
+            if match is None:
+                continue
+            written = posixpath.normpath(match.group("path"))
+            local = (posixpath.normpath(posixpath.join(folder, written)), written)
+            if not any(_present(p, found) for p in local):
+                builds.setdefault(written, []).append((compose.path, number))
+    _BUILDS[:] = [(estate, builds)]
+    return builds
+
+
+def _unbuilt(candidate: Candidate, path: str, found: Index, builds: Builds) -> Finding | None:
+    """A Dockerfile a document names in the folder of another checkout the composes build
+    from (``.devops/`` of a remote context), which no compose builds with and the estate does
+    not hold: the upstream file was renamed, or the document names the wrong one."""
+    written = posixpath.normpath(candidate.written)
+    folder = posixpath.dirname(written)
+    built = sorted(b for b in builds if posixpath.dirname(b) == folder)
+    local = [_resolve(base, written) for base in candidate.bases]
+    if not folder or not built or written in builds or any(p and _present(p, found) for p in local):
+        return None
+    where = ", ".join(f"{b} ({builds[b][0][0]} line {builds[b][0][1]})" for b in built[:3])
+    return RULE.at(
+        path,
+        candidate.line,
+        candidate.column,
+        f"names {candidate.written}, which no compose builds with; the composes build {where}",
+        hint="name the Dockerfile the build uses, or point the build at this one",
+    )
 
 
 # --- candidates in notes --------------------------------------------------------------------
@@ -317,7 +390,8 @@ def _command(
     for piece in COMMANDS.split(text):
         at = text.find(piece, start)
         start = at + len(piece)
-        words = [(m.group(0), m.start()) for m in WORD.finditer(piece)]
+        masked = SUBSTITUTION.sub(lambda m: m.group(0).replace(" ", "_"), piece)
+        words = [(piece[m.start() : m.end()], m.start()) for m in WORD.finditer(masked)]
         while words and (words[0][0] in PREFIXES or "=" in words[0][0]):
             words.pop(0)
         name = words[0][0] if words else ""
@@ -338,8 +412,13 @@ def _word(
     word: str, line: int, column: int, bases: tuple[str, ...], made: bool
 ) -> Candidate | None:
     """A word as a path: ``--file=x/y`` gives ``x/y``; quotes, brackets around it and
-    punctuation after it are prose. A word holding a scheme, ``$``, ``~``, a glob or a
-    bracket inside is no path of the estate."""
+    punctuation after it are prose. A word under a command substitution (``$(tool
+    home)/x/y``) is a path from the root: the command prints the checkout's folder. Any other
+    word holding a scheme, ``$`` (a variable may be any folder), ``~``, a glob or a bracket
+    inside is no path of the estate."""
+    rooted = ROOTED.match(word)
+    if rooted is not None:
+        return _rooted(rooted, line, column, made)
     if "=" in word:
         cut = word.rindex("=") + 1
         word, column = word[cut:], column + cut
@@ -349,6 +428,15 @@ def _word(
     if "/" not in word or not PATH.fullmatch(word):
         return None
     return Candidate(word, line, column, bases, made=made)
+
+
+def _rooted(match: re.Match[str], line: int, column: int, made: bool) -> Candidate | None:
+    """The path under ``$(...)``, from the root, with the substitution it is written under."""
+    rest = match.group("rest").rstrip(")]>.:!?")
+    if not PATH.fullmatch(rest):
+        return None
+    prefix = match.group(0)[: match.start("rest")]
+    return Candidate(rest, line, column, ("",), made=made, prefix=prefix)
 
 
 # --- candidates in compose comments ---------------------------------------------------------

@@ -9,7 +9,8 @@ statement: asides (parentheses, text after a dash or a semicolon) are read only 
 states nothing, and nothing a clause negates ("can't do fp8", "fp8 instead of bf16", "n=3
 REJECTED") counts as the value. With option ``statuses`` (a YAML
 or TOML file mapping compose paths to a status), Status must agree with it too. Compared with
-the compose as shipped, so an ``--env-file`` overlay is not drift.
+the compose as shipped, so an ``--env-file`` overlay is not drift. The block is read as one
+layout of the statement reader (``guards.facts.said.profile_statements``).
 
 Bad:
     # Profile (at-a-glance):
@@ -40,161 +41,128 @@ Good:
 
 from __future__ import annotations
 
-import re
+from collections.abc import Callable
 from pathlib import Path
 
 from pydantic import Field, PrivateAttr
 
 from ..errors import GuardsError
-from ..facts.statements import effective_kv, stated_kv
-from ..facts.vision import stated_vision, vision
+from ..facts.said import Statement, profile_statements
+from ..facts.statements import effective_kv
+from ..facts.vision import vision
 from ..findings import Finding, Severity
 from ..sources.compose.compose import Compose, Service
 from ..sources.compose.engines import LLAMACPP, SGLANG, VLLM, Knob
 from ..sources.compose.engines.kvtypes import same_kv
-from ..sources.compose.header import HeaderField, first_count, same_count, status_of
+from ..sources.compose.header import first_count, same_count, status_of
 from .base import Context, Rule
 from .options import Place, RuleOptions
-
-TP = re.compile(r"\bTP\s*=\s*(\d+)\b")
-SPLIT = re.compile(r"-ts\s+([\d.,/]+)")
 
 
 def check(compose: Compose, context: Context) -> list[Finding] | None:
     if compose.header.profile_line is None or not compose.shipped:
         return None
     service = compose.shipped[0]
-    findings = _context(compose, service) + _kv(compose, service) + _topology(compose, service)
-    return findings + _vision(compose, service) + _status(compose, context)
+    findings = []
+    for statement in profile_statements(compose):
+        if statement.knob == "status":
+            findings += _status(compose, statement, context)
+            continue
+        compare = COMPARE.get(statement.knob)
+        found = compare(statement, service) if compare is not None else None
+        if found is not None:
+            findings.append(found)
+    return findings
 
 
-def _finding(
-    compose: Compose, field: HeaderField, said: str, knob: Knob, what: str, hint: str
-) -> Finding:
+def _finding(statement: Statement, knob: Knob, what: str, hint: str) -> Finding:
     return RULE.at(
-        compose.path,
-        field.line,
-        field.column,
-        f"header {field.key} says {said} (line {field.line}), but {what} is "
+        statement.path,
+        statement.line,
+        statement.column,
+        f"header {statement.key} says {statement.said} (line {statement.line}), but {what} is "
         f"{knob.value} ({knob.source} line {knob.line})",
         knob=knob.name,
         hint=hint,
     )
 
 
-def _context(compose: Compose, service: Service) -> list[Finding]:
-    field = compose.header.field("Default ctx", "Max ctx")
+def _context(statement: Statement, service: Service) -> Finding | None:
     knob = service.knob("max_model_len")
-    hit = field.search(COUNT_TEXT) if field else None
-    stated = first_count(hit[1].group(0)) if hit else None
-    if field is None or hit is None or knob is None or knob.number is None or stated is None:
-        return []
+    stated = first_count(statement.value)
+    if knob is None or knob.number is None or stated is None:
+        return None
     if same_count(stated, int(knob.number)):
-        return []
-    said = hit[1].group(0).strip()
+        return None
     flag = knob.flag or "max-model-len"
-    return [
-        _finding(
-            compose,
-            field,
-            said,
-            knob,
-            flag,
-            f"write {int(knob.number)} in the header, or change the default to match",
-        )
-    ]
+    hint = f"write {int(knob.number)} in the header, or change the default to match"
+    return _finding(statement, knob, flag, hint)
 
 
-COUNT_TEXT = re.compile(r"~?\d[\d,.]*\s*[KkMm]?")
-
-
-def _kv(compose: Compose, service: Service) -> list[Finding]:
-    field, knob = compose.header.field("KV"), service.knob("kv_cache_dtype")
-    if field is None or knob is None or knob.value is None:
-        return []
-    stated = next((kv for _, text in field.statements() if (kv := stated_kv(text))), None)
-    if stated is None:
-        return []
+def _kv(statement: Statement, service: Service) -> Finding | None:
+    knob, stated = service.knob("kv_cache_dtype"), statement.value
+    if knob is None or knob.value is None:
+        return None
     actual = effective_kv(knob.value, service)
     said = effective_kv(stated, service) if "/" not in stated else stated
     if actual is None or said is None or same_kv(said, actual) or same_kv(stated, knob.value):
-        return []
-    return [
-        _finding(
-            compose,
-            field,
-            stated,
-            knob,
-            knob.flag or "the KV cache type",
-            f"write {actual} in the header, or change the default to match",
-        )
-    ]
+        return None
+    hint = f"write {actual} in the header, or change the default to match"
+    return _finding(statement, knob, knob.flag or "the KV cache type", hint)
 
 
-def _topology(compose: Compose, service: Service) -> list[Finding]:
-    field = compose.header.field("Topology")
-    if field is None:
-        return []
-    found_tp, found_split = field.search(TP), field.search(SPLIT)
-    stated_tp = found_tp[1] if found_tp else None
-    stated_split = found_split[1] if found_split else None
-    if stated_tp and service.engine in (VLLM, SGLANG):
-        knob = service.knob("tensor_parallel_size")
-        if knob and knob.value and knob.value != stated_tp.group(1):
-            return [
-                _finding(
-                    compose,
-                    field,
-                    stated_tp.group(0),
-                    knob,
-                    knob.flag or "--tensor-parallel-size",
-                    f"write TP={knob.value} in the header, or change the default",
-                )
-            ]
-    if stated_split and service.engine == LLAMACPP:
-        knob = service.knob("tensor_split")
-        said = stated_split.group(1).rstrip(",.")
-        if knob and knob.value and knob.value.replace("/", ",") != said.replace("/", ","):
-            return [
-                _finding(
-                    compose,
-                    field,
-                    f"-ts {said}",
-                    knob,
-                    "-ts",
-                    f"write -ts {knob.value} in the header, or change the default",
-                )
-            ]
-    return []
+def _tensor_parallel(statement: Statement, service: Service) -> Finding | None:
+    knob = service.knob("tensor_parallel_size")
+    if service.engine not in (VLLM, SGLANG) or not knob or not knob.value:
+        return None
+    if knob.value == statement.value:
+        return None
+    hint = f"write TP={knob.value} in the header, or change the default"
+    return _finding(statement, knob, knob.flag or "--tensor-parallel-size", hint)
 
 
-def _vision(compose: Compose, service: Service) -> list[Finding]:
-    field, decided = compose.header.field("Vision"), vision(service)
-    said = stated_vision(field.lead) if field else None
-    if field is None or decided is None or said is None or said == decided[0]:
-        return []
+def _split(statement: Statement, service: Service) -> Finding | None:
+    knob = service.knob("tensor_split")
+    if service.engine != LLAMACPP or not knob or not knob.value:
+        return None
+    if knob.value.replace("/", ",") == statement.value.replace("/", ","):
+        return None
+    hint = f"write -ts {knob.value} in the header, or change the default"
+    return _finding(statement, knob, "-ts", hint)
+
+
+def _vision(statement: Statement, service: Service) -> Finding | None:
+    decided = vision(service)
+    if decided is None or (statement.value == "on") == decided[0]:
+        return None
     on, knob = decided
     body = (
         f"{knob.flag} turns image input {'on' if on else 'off'} ({knob.source} line {knob.line})"
         if knob
         else f"the command loads no vision projector ({service.engine})"
     )
-    return [
-        RULE.at(
-            compose.path,
-            field.line,
-            field.column,
-            f"header Vision says {field.lead.strip()} (line {field.line}), but {body}",
-            hint="make the header say what the command line does",
-        )
-    ]
+    return RULE.at(
+        statement.path,
+        statement.line,
+        statement.column,
+        f"header {statement.key} says {statement.said} (line {statement.line}), but {body}",
+        hint="make the header say what the command line does",
+    )
 
 
-def _status(compose: Compose, context: Context) -> list[Finding]:
+COMPARE: dict[str, Callable[[Statement, Service], Finding | None]] = {
+    "max_model_len": _context,
+    "kv_cache_dtype": _kv,
+    "tensor_parallel_size": _tensor_parallel,
+    "tensor_split": _split,
+    "vision": _vision,
+}
+
+
+def _status(compose: Compose, statement: Statement, context: Context) -> list[Finding]:
     options = context.options(RULE)
-    field = compose.header.field("Status")
     expected = options.status_for(compose.path)
-    if field is None or expected is None:
+    if expected is None:
         return []
     convention = compose.header.convention
     read = convention.status_of if convention is not None else status_of
@@ -203,11 +171,11 @@ def _status(compose: Compose, context: Context) -> list[Finding]:
         return []
     return [
         RULE.at(
-            compose.path,
-            field.line,
-            field.column,
-            f"header Status says {field.first_value!r} (line {field.line}), but {options.statuses} "
-            f"lists this compose as {expected!r}",
+            statement.path,
+            statement.line,
+            statement.column,
+            f"header Status says {statement.value!r} (line {statement.line}), but "
+            f"{options.statuses} lists this compose as {expected!r}",
             hint="make them agree",
         )
     ]

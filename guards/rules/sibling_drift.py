@@ -12,7 +12,10 @@ table a bare ``262K`` is the context). ``(this)`` after a path means this compos
 a stem — is checked against both composes' flags, read through the engine's dialect (``-c`` and
 ``--ctx-size`` are one knob): a flag said to be added that this compose does not set, or that X
 already ships with the same value; said to be removed that this compose still sets; said to
-differ whose value this compose does not set. An X that names no single compose, and a flag no
+differ whose value this compose does not set. A note's change lists (a sentence, a table row)
+are read the same way, each about the one compose its line names before the list (``b.yml is
+the same as a.yml, plus --enforce-eager``; a row whose first cell is ``b.yml``). An X that
+names no single compose, a line that names no single compose before its list, and a flag no
 engine knows, are remarks.
 
 Bad:
@@ -69,10 +72,10 @@ from ..facts.knobwords import knob_of_flag
 from ..facts.statements import Disagreement, Stated, disagreements
 from ..findings import Finding, Severity
 from ..sources.catalog import number_readings
-from ..sources.compose.comments import Comment
 from ..sources.compose.compose import Compose, Service
 from ..sources.compose.engines import LLAMACPP, SGLANG, UNKNOWN, VLLM, llamacpp, sglang, split_flags
 from ..sources.compose.engines import vllm as vllm_dialect
+from ..sources.notes.notes import Note
 from ..sources.numbers import to_number
 from .base import Context, Rule
 from .options import RuleOptions
@@ -99,8 +102,17 @@ class Reference:
     this: bool = False
 
 
-def check(compose: Compose, context: Context) -> list[Finding] | None:
+def check(target: Compose | Note, context: Context) -> list[Finding] | None:
     composes = {c.path: c for c in context.estate.composes}
+    if isinstance(target, Note):
+        return _note_change_lists(target, composes, context)
+    return _comments(target, composes, context)
+
+
+def _comments(
+    compose: Compose, composes: dict[str, Compose], context: Context
+) -> list[Finding] | None:
+    """What a compose's comments say of the composes they name, and their change lists."""
     findings, referenced = [], False
     for comment in compose.comments:
         lists = change_lists(comment.text)
@@ -109,24 +121,25 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
         for index, ref in enumerate(refs):
             if ref.start in listed:
                 continue
-            target = compose if ref.this else resolve(ref, compose.path, composes)
-            if target is None:
+            other = compose if ref.this else resolve(ref, compose.path, composes)
+            if other is None:
                 context.remark(
                     RULE, compose.path, f"line {comment.line}: `{ref.ref}` names no single compose"
                 )
                 continue
-            if not target.shipped:
+            if not other.shipped:
                 continue
             referenced = True
             stop = refs[index + 1].start if index + 1 < len(refs) else None
             text = comment.text[ref.end : stop]
             stated = Stated("comment", comment.line, text, comment.column + 1 + ref.end, ref.table)
             findings += [
-                _at(compose, stated, ref, target, found)
-                for found in disagreements(stated, target.shipped[0])
+                _at(compose, stated, ref, other, found)
+                for found in disagreements(stated, other.shipped[0])
             ]
         for each in lists:
-            found = _change_list(compose, comment, each, composes, context)
+            at = Place(compose.path, comment.line, comment.column + 1, "comment", "this compose")
+            found = _change_list(compose, at, each, composes, context)
             referenced = referenced or found is not None
             findings += found or []
     return findings if referenced else None
@@ -202,6 +215,17 @@ def _at(
 
 
 @dataclass(frozen=True)
+class Place:
+    """Where a change list is written, and how a message names its writer and its compose."""
+
+    path: str
+    line: int
+    column: int  # where the text the list was read from starts
+    writer: str  # "comment", or the note's path
+    name: str  # "this compose", or the compose the note's line describes
+
+
+@dataclass(frozen=True)
 class Setting:
     """What a service does with one flag: whether it sets it, to what, on which line."""
 
@@ -212,31 +236,64 @@ class Setting:
 
 def _change_list(
     compose: Compose,
-    comment: Comment,
+    at: Place,
     listed: ChangeList,
     composes: dict[str, Compose],
     context: Context,
 ) -> list[Finding] | None:
     """Each listed flag against this compose and the sibling; None: not compared (remarked)."""
-    where = f"line {comment.line}"
+    where = f"line {at.line}"
     sibling = _sibling(listed.ref, compose.path, composes)
     if sibling is None:
-        context.remark(RULE, compose.path, f"{where}: `{listed.ref}` names no single compose")
+        context.remark(RULE, at.path, f"{where}: `{listed.ref}` names no single compose")
         return None
     mine, theirs = _engine_service(compose), _engine_service(sibling)
     if mine is None or theirs is None:
-        context.remark(RULE, compose.path, f"{where}: no single engine service to compare")
+        context.remark(RULE, at.path, f"{where}: no single engine service to compare")
         return None
     findings = []
     for change in listed.changes:
         here, there = _setting(mine, change.flag), _setting(theirs, change.flag)
         if isinstance(here, str) or isinstance(there, str):
-            context.remark(RULE, compose.path, f"{where}: `{change.flag}` {here or there}")
+            context.remark(RULE, at.path, f"{where}: `{change.flag}` {here or there}")
             continue
-        problem = _judge(change, here, there, sibling.path)
+        problem = _judge(change, here, there, sibling.path, at.name)
         if problem is not None:
-            findings.append(_listed_at(compose, comment, listed, change, problem))
+            findings.append(_listed_at(at, listed, change, problem))
     return findings
+
+
+def _note_change_lists(
+    note: Note, composes: dict[str, Compose], context: Context
+) -> list[Finding] | None:
+    """The change lists of a note's prose and table rows, each about the one compose its line
+    names before the list (``b.yml — as a.yml, plus --enforce-eager``, a row's first cell)."""
+    findings: list[Finding] | None = None
+    for block in note.blocks:
+        if block.kind not in ("paragraph", "table") or block.retraction or block.quoted:
+            continue
+        for line, _ in block.line_texts:
+            raw = note.lines[line - 1]
+            for listed in change_lists(raw):
+                described = _described(raw, listed, composes)
+                if described is None:
+                    context.remark(RULE, note.path, f"line {line}: no single compose is described")
+                    continue
+                at = Place(note.path, line, 1, note.path, described.path)
+                found = _change_list(described, at, listed, composes, context)
+                if found is not None:
+                    findings = (findings or []) + found
+    return findings
+
+
+def _described(text: str, listed: ChangeList, composes: dict[str, Compose]) -> Compose | None:
+    """The one compose ``text`` names before the change list's reference."""
+    named = {
+        found.path
+        for ref in references(text[: listed.start])
+        if ref.table and (found := resolve(ref, "", composes)) is not None
+    }
+    return composes[named.pop()] if len(named) == 1 else None
 
 
 def _sibling(ref: str, here: str, composes: dict[str, Compose]) -> Compose | None:
@@ -286,27 +343,28 @@ def _same(stated: str, value: str | None) -> bool:
     return value is not None and stated.strip("`'\"").lower() == value.lower()
 
 
-def _judge(change: Change, here: Setting, there: Setting, sibling: str) -> str | None:
-    """What is wrong with one listed change, or None."""
+def _judge(
+    change: Change, here: Setting, there: Setting, sibling: str, name: str = "this compose"
+) -> str | None:
+    """What is wrong with one listed change, or None; ``name`` is how the message names the
+    compose the list describes."""
     line = f" (line {here.line})" if here.line else ""
     shown = f"{change.flag} {here.value}" if here.value is not None else change.flag
     if change.kind == "without":
-        return f"this compose still sets {shown}{line}" if here.set else None
+        return f"{name} still sets {shown}{line}" if here.set else None
     if change.kind == "except" and change.value is None:
         return None  # nothing said of the value
     if not here.set:
-        return f"this compose does not set {change.flag}"
+        return f"{name} does not set {change.flag}"
     if change.value is not None and not _same(change.value, here.value):
-        return f"this compose sets {shown}{line}"
+        return f"{name} sets {shown}{line}"
     same = there.set and (here.value == there.value or _same(here.value or "", there.value))
     if change.kind == "plus" and same:
         return f"{sibling} already ships {shown} (line {there.line})"
     return None
 
 
-def _listed_at(
-    compose: Compose, comment: Comment, listed: ChangeList, change: Change, problem: str
-) -> Finding:
+def _listed_at(at: Place, listed: ChangeList, change: Change, problem: str) -> Finding:
     flag = f"{change.flag} {change.value}" if change.value is not None else change.flag
     said = {
         "plus": f"adds {flag} to {listed.ref}",
@@ -314,11 +372,11 @@ def _listed_at(
         "except": f"differs from {listed.ref} in {flag}",
     }[change.kind]
     return RULE.at(
-        compose.path,
-        comment.line,
-        comment.column + 1 + change.start,
-        f"comment says this compose {said} (line {comment.line}), but {problem}",
-        hint=f"update the change list against {listed.ref}, or the flags this compose sets",
+        at.path,
+        at.line,
+        at.column + change.start,
+        f"{at.writer} says {at.name} {said} (line {at.line}), but {problem}",
+        hint=f"update the change list against {listed.ref}, or the flags {at.name} sets",
     )
 
 
@@ -326,7 +384,7 @@ RULE: Rule[RuleOptions] = Rule(
     id="D006",
     name="sibling-drift",
     family="drift",
-    targets=("compose",),
+    targets=("compose", "note"),
     severity=Severity.ERROR,
     check=check,
     doc=__doc__,

@@ -12,16 +12,26 @@ estate ships that service from — each file that defines it (a base and its ove
 ``environment:`` after interpolation with the estate's env files, its ``${NAME:-default}``
 defaults, its engine knobs, its published ports — and is drift only when it agrees with none of
 them. Counts compare within the estate's rounding (``32K`` is 32000 or 32768), on/off words
-and 1/0 alike, KV types by what they name. A subject that names no service, or several, is a
-remark; shell examples (instructions, not statements of what ships), commented-out settings and
-an engine's own default quoted beside the compose's are not compared.
+and 1/0 alike, KV types by what they name. A table of request or config parameters
+(``| max_tokens | ... | 32768 |`` under a Default column) is about the variable that sets the
+parameter's default server-side: the one ``<PREFIX>_MAX_TOKENS`` whose prefix words the
+headings above the table name (``LLM_MAX_TOKENS`` under "LLM parameters", not
+``VLM_MAX_TOKENS``); no single such variable is a remark. A subject that names no service, or
+several, is a remark; shell examples (instructions, not statements of what ships),
+commented-out settings and an engine's own default quoted beside the compose's are not
+compared.
 
 GPU topology too: a table's GPU ids or count for a service, ``GPU 1: chat-llm``, ``requires 2
 GPUs``, ``TP2`` against the cards the service reserves (``device_ids``, ``count``, after
 interpolation) and its tensor-parallel size; a deployment's ``3 x H100`` is about no one
 service. A document's ``export NAME=value`` lines are applied to the composes as Compose would:
 a ``device_ids`` list that then names one card twice is a finding at the export, and a GPU
-statement in the same section is about that choice (a remark). A count in a file's name
+statement in the same section is about that choice (a remark). A documented ``docker compose
+... up`` (``-f`` files, ``--profile``, ``COMPOSE_PROFILES``) under a passage giving the host's
+size (``designed for 2xH100``, ``systems with 4 GPUs``; the last one before it in its section)
+starts the services of those profiles: one that then reserves a card id the host does not have
+(after the section's exports above the command) is a finding at the command. A lower bound
+(``3+ GPUs``, ``at least``) gives no last card: not compared. A count in a file's name
 (``llama3_48k.Modelfile``, ``chat-32k.yml``) is the context the file sets (an Ollama
 Modelfile's ``num_ctx``, the one server's ``--max-model-len``), unless the model's own name
 carries it.
@@ -56,9 +66,9 @@ Good:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from ..facts import accelerators, knobwords, overlay
+from ..facts import accelerators, invocations, knobwords, overlay, started
 from ..facts.said import Statement, compose_statements, modelfile_statements, note_statements
 from ..facts.subjects import Subjects, Target, of_estate
 from ..findings import Finding, Severity
@@ -72,7 +82,7 @@ from .options import RuleOptions
 
 ON = {"1", "true", "on", "yes", "enabled", "enable", "y"}
 OFF = {"0", "false", "off", "no", "disabled", "disable", "n"}
-COMPARED = ("table", "block", "sentence", "comment", "name")  # shell examples: instructions
+COMPARED = ("table", "parameter", "block", "sentence", "comment", "name")  # not shell examples
 QUOTES = "'\"`"
 ENGINE_DECIDES = {"", "none", "null", "auto", "default"}  # the compose leaves it to the engine
 GPU_KNOBS = ("gpu_ids", "gpus", "tensor_parallel_size")
@@ -103,13 +113,22 @@ def check(target: Compose | Note | Modelfile, context: Context) -> list[Finding]
     else:
         statements = note_statements(target)
     exports = _exports(statements)
+    hosts = [s for s in statements if s.layout == "host"]
+    starts = invocations.compose_starts(target) if hosts and isinstance(target, Note) else []
     statements = [s for s in statements if s.layout in COMPARED]
-    if not statements and not exports:
+    if not statements and not exports and not starts:
         return None
     findings = [
         _doubled(d) for run in exports.values() for d in overlay.doubled(run, known.composes)
     ]
+    findings += _beyond_hosts(target.path, starts, hosts, exports, known)
     for statement in statements:
+        if statement.layout == "parameter":
+            variable = known.parameter(statement.knob, statement.subject or "")
+            if variable is None:
+                context.remark(RULE, statement.path, _no_variable(statement))
+                continue
+            statement = replace(statement, subject=None, mention=False, key=variable)
         about = _about(statement, known, target if isinstance(target, Compose) else None)
         if about is None:
             context.remark(RULE, statement.path, _unresolved(statement))
@@ -117,7 +136,7 @@ def check(target: Compose | Note | Modelfile, context: Context) -> list[Finding]
         if statement.knob in GPU_KNOBS and _set_by(statement, exports, about):
             context.remark(RULE, statement.path, _overlaid(statement))
             continue
-        shipped = [s for t in about for s in _shipped(statement.knob, t, known)]
+        shipped = [s for t in about for s in _shipped(statement, t, known)]
         if shipped and not any(_same(statement, s.value) for s in shipped):
             findings.append(_finding(statement, shipped[0], about[0].service.name))
     return findings
@@ -155,6 +174,56 @@ def _doubled(doubled: overlay.Doubled) -> Finding:
     )
 
 
+def _beyond_hosts(
+    path: str,
+    starts: list[invocations.ComposeStart],
+    hosts: list[Statement],
+    exports: dict[int, list[Statement]],
+    known: Subjects,
+) -> list[Finding]:
+    """A documented ``docker compose ... up`` under a passage giving the host's size, that
+    starts a service reserving a card id the host does not have (after the exports above it)."""
+    findings = []
+    for start in starts:
+        host = next((h for h in reversed(hosts) if _before(h, start.section, start.line)), None)
+        if host is None or not host.value.isdigit():
+            continue  # no size said here, or a lower bound ("3+ GPUs")
+        size = int(host.value)
+        env = {e.knob: e.value for e in exports.get(start.section, []) if e.line < start.line}
+        for written in start.files:
+            compose = known.compose(written)
+            for each in started.started(compose, start.profiles, env) if compose else []:
+                beyond = [i for i in each.ids if i.isdigit() and int(i) >= size]
+                if beyond and compose is not None:
+                    findings.append(_beyond(path, start, host, compose, each, beyond[0]))
+    return findings
+
+
+def _before(statement: Statement, section: int, line: int) -> bool:
+    return statement.section == section and statement.line < line
+
+
+def _beyond(
+    path: str,
+    start: invocations.ComposeStart,
+    host: Statement,
+    compose: Compose,
+    each: started.Started,
+    card: str,
+) -> Finding:
+    enabled = " ".join(f"--profile {p}" for p in start.profiles) or "no profile"
+    return RULE.at(
+        path,
+        start.line,
+        start.column,
+        f"starts `{each.service}` ({enabled}) on the {host.value}-GPU host line {host.line} "
+        f"describes, but {compose.path} reserves GPU {','.join(each.ids)} for it "
+        f"(line {each.line}): the host has no GPU {card}",
+        knob="gpu_ids",
+        hint="give the service an id the host has (export its variable), or leave its profile out",
+    )
+
+
 def _cards_word(count: int) -> str:
     return "1 card" if count == 1 else f"{count} cards"
 
@@ -186,6 +255,8 @@ def _value_at(modelfile: Modelfile, statement: Statement) -> str:
 
 def _about(statement: Statement, known: Subjects, here: Compose | None) -> list[Target] | None:
     """The definitions of the service a statement is about, or None when it names none."""
+    if statement.layout == "parameter":
+        return known.readers(statement.key) or None
     if statement.subject is None:
         readers = known.readers(statement.knob) if statement.knob.isupper() else []
         return readers or None
@@ -198,7 +269,13 @@ def _about(statement: Statement, known: Subjects, here: Compose | None) -> list[
     return next((found for found in named if found), None) if len(services) == 1 else None
 
 
-def _shipped(knob: str, target: Target, known: Subjects) -> list[Shipped]:
+def _shipped(statement: Statement, target: Target, known: Subjects) -> list[Shipped]:
+    """What the estate ships for the statement's knob (a parameter's: its variable's)."""
+    knob = statement.key if statement.layout == "parameter" else statement.knob
+    return _shipped_knob(knob, target, known)
+
+
+def _shipped_knob(knob: str, target: Target, known: Subjects) -> list[Shipped]:
     compose, service = target.compose, target.service
     if knob in ("port", "container_port"):
         return [
@@ -294,8 +371,17 @@ def _count(text: str) -> numbers.Count | None:
 def _finding(statement: Statement, shipped: Shipped, service: str = "") -> Finding:
     source = "comment" if statement.layout == "comment" else statement.path
     who = service if statement.mention or statement.subject is None else statement.subject
+    shown, knob = shipped.value.strip(QUOTES), statement.knob
+    actual = f"{shipped.path} {shipped.what} {shown} (line {shipped.line})"
     if statement.layout == "name":
         said = f"the file name says {statement.knob} {statement.value}"
+    elif statement.layout == "parameter":
+        said = f"{source} says {statement.knob} defaults to {statement.value}"
+        actual = (
+            f"{shipped.path} ships {statement.key}={shown} (line {shipped.line}), "
+            "the server's default for it"
+        )
+        knob = statement.key
     elif statement.knob in GPU_KNOBS:
         said = f"{source} says {who} {GPU_SAYS[statement.knob].format(statement.value)}"
     elif statement.knob in ("port", "container_port"):
@@ -308,9 +394,8 @@ def _finding(statement: Statement, shipped: Shipped, service: str = "") -> Findi
         statement.path,
         statement.line,
         statement.column,
-        f"{said}, but {shipped.path} {shipped.what} {shipped.value.strip(QUOTES)} "
-        f"(line {shipped.line})",
-        knob=statement.knob,
+        f"{said}, but {actual}",
+        knob=knob,
         hint=f"update the statement, or the value {shipped.path} ships",
     )
 
@@ -319,6 +404,13 @@ def _name(statement: Statement) -> str:
     if statement.subject is None or statement.mention:
         return "the service"
     return statement.subject
+
+
+def _no_variable(statement: Statement) -> str:
+    return (
+        f"line {statement.line}: no single variable sets the parameter {statement.knob}; "
+        f"{statement.value} not compared"
+    )
 
 
 def _unresolved(statement: Statement) -> str:

@@ -8,7 +8,8 @@ the old tier. The line's context ("160K ctx", "200K default"), KV ("fp8 KV"), dr
 as shipped; so is the parenthesis of a comment naming "the shipped default (combination)"
 ("the shipped default combination (W4A16 + MTP n=4)"). Prose is read like a profile field:
 what a clause negates is not a claim, and figures with no ctx/KV/n= word beside them are not
-read at all.
+read at all. The lines are one layout of the statement reader
+(``guards.facts.said.tier_statements``).
 
 Bad:
     # Profile (at-a-glance):
@@ -42,65 +43,34 @@ Good:
 
 from __future__ import annotations
 
-import re
-
-from ..facts.statements import Disagreement, Stated, disagreements
+from ..facts.said import Statement, tier_lines, tier_statements
+from ..facts.statements import contradiction
 from ..findings import Finding, Severity
 from ..sources.compose.compose import Compose
-from ..sources.compose.header import HeaderLine
+from ..sources.compose.engines import Knob
 from .base import Context, Rule
 from .options import RuleOptions
 
-SHIPPED = re.compile(
-    r"\bshipped\s+default(?:\s+combination|\s+tier)?\s*(?:is\s*|:\s*)?"
-    r"\((?P<items>[^()\n]*+)\)",
-    re.IGNORECASE,
-)
-
 
 def check(compose: Compose, context: Context) -> list[Finding] | None:
-    stated = tier_statements(compose)
-    if not stated or not compose.shipped:
+    if not compose.shipped or not tier_lines(compose):
         return None
     service = compose.shipped[0]
-    return [_at(compose, line, found) for line in stated for found in disagreements(line, service)]
+    findings = []
+    for statement in tier_statements(compose):
+        against = contradiction(statement.knob, statement.value, service)
+        if against is not None:
+            findings.append(_at(statement, *against))
+    return findings
 
 
-def tier_statements(compose: Compose) -> list[Stated]:
-    """The summary line, and the parenthesis of every "shipped default (…)" comment."""
-    found = []
-    summary = summary_line(compose)
-    if summary is not None:
-        found.append(Stated("summary line", summary.number, summary.text, summary.column))
-    for comment in compose.comments:
-        for match in SHIPPED.finditer(comment.text):
-            column = comment.column + 1 + match.start("items")
-            found.append(Stated("comment", comment.line, match.group("items"), column))
-    return found
-
-
-def summary_line(compose: Compose) -> HeaderLine | None:
-    """The first prose line after the Profile block (not a generated region, not a
-    retraction callout)."""
-    header = compose.header
-    if header.profile_line is None:
-        return None
-    end = max((f.end_line for f in header.fields), default=header.profile_line)
-    for section in header.sections:
-        if section.line > end and not compose.is_correction(section.line) and section.lines:
-            return section.lines[0]
-    return None
-
-
-def _at(compose: Compose, line: Stated, found: Disagreement) -> Finding:
-    knob = found.knob
+def _at(statement: Statement, actual: str, knob: Knob | None) -> Finding:
     where = f" ({knob.source} line {knob.line})" if knob is not None else ""
     return RULE.at(
-        compose.path,
-        line.number,
-        line.column + found.said.start(),
-        f"{line.label} says {found.said.group(0).strip()} (line {line.number}), but "
-        f"{found.actual}{where}",
+        statement.path,
+        statement.line,
+        statement.column,
+        f"{statement.key} says {statement.said} (line {statement.line}), but {actual}{where}",
         knob=knob.name if knob else None,
         hint="restate the tier the body ships, or change the body to match",
     )

@@ -27,7 +27,12 @@ mounts it into a container. The other way round, a note that sets ``NAME=value``
 naming an env file a compose loads through ``env_file:`` is flagged when that compose reads
 ``${NAME}`` and no container reads the name itself (no key of the compose, no ``$$NAME``) and
 the file does not set it: the container gets the value, the ``${NAME}`` never does. A line
-that names another env file beside it is not clear, and stays silent.
+that names another env file beside it is not clear, and stays silent. A note's sentence that
+every environment variable of a compose comes from interpolation ("All environment variables in
+`docker-compose.yml` use `${VAR:-default}`, so a `.env` overrides them"; the one compose it
+names) is flagged when that compose writes entries as plain values (``OLLAMA_HOST=0.0.0.0``):
+a ``.env`` value for them is never read. A sentence about some variables ("all GPU tuning
+knobs are configurable") claims nothing of the others.
 
 Bad:
     --- composes/example.yml
@@ -76,7 +81,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..facts import said
 from ..facts.engines import PREFIXES
+from ..facts.said import Statement
+from ..facts.subjects import of_estate
 from ..findings import Finding, Severity
 from ..sources.compose.compose import Compose, Service
 from ..sources.patterns import glob_match
@@ -98,6 +106,7 @@ def check(compose: Compose, context: Context) -> list[Finding]:
         *_orphans(compose, context.estate, use),
         *_unforwarded(compose, context.estate),
         *_misplaced(compose, context.estate, use),
+        *_universal(compose, context.estate),
     ]
 
 
@@ -225,6 +234,7 @@ class Wiring:
     sources: dict[str, EnvVariables]
     owners: dict[str, list[tuple[str, str, str]]]  # prefix -> (compose, service, image)
     settings: tuple[tuple[str, int, str, tuple[str, ...]], ...]  # notes' NAME=value lines
+    universal: tuple[Statement, ...] = ()  # notes' "every variable is interpolated" sentences
 
 
 _BUILT: list[tuple[Estate, Wiring]] = []
@@ -262,7 +272,14 @@ def _build(estate: Estate) -> Wiring:
         if path in passed or any(_mounted(path, text) for text in texts):
             sources.pop(path, None)
     settings = tuple(_settings(estate))
-    return Wiring(frozenset(reached), frozenset(passed), sources, owners, settings)
+    universal = tuple(
+        s
+        for note in estate.notes
+        for block in note.blocks
+        if block.kind == "paragraph" and block.retraction is None and not block.quoted
+        for s in said.universal(note, block)
+    )
+    return Wiring(frozenset(reached), frozenset(passed), sources, owners, settings, universal)
 
 
 def _mounted(path: str, text: str) -> bool:
@@ -398,6 +415,53 @@ def _misplaced_finding(
         "a value set there never reaches it",
         hint=f"set {name} in {source}, the file the compose is interpolated from",
     )
+
+
+# --- a note that says every variable of a compose is interpolated ---------------------------
+
+
+def _universal(compose: Compose, estate: Estate) -> list[Finding]:
+    """Sentences saying every variable of this compose comes from interpolation (a ``.env``
+    overrides it), while the compose writes some of its environment as plain values."""
+    claims = [c for c in _wiring(estate).universal if _names(estate, c.subject, compose)]
+    literal = _literal_entries(compose) if claims else []
+    if not literal:
+        return []
+    shown = ", ".join(f"{name}={value} (line {line})" for name, value, line in literal[:3])
+    more = f" and {len(literal) - 3} more" if len(literal) > 3 else ""
+    return [
+        RULE.at(
+            claim.path,
+            claim.line,
+            claim.column,
+            f"says every environment variable of {compose.path} comes from interpolation, "
+            f"so a .env sets it, but {compose.path} writes {shown}{more} as plain values: "
+            "a .env value for them is never read",
+            hint="say which variables are fixed, or write them as ${NAME:-value}",
+        )
+        for claim in claims
+    ]
+
+
+def _names(estate: Estate, subject: str | None, compose: Compose) -> bool:
+    """Whether a statement's subject names ``compose`` and no other compose."""
+    if subject is None:
+        return False
+    found = of_estate(estate, estate.composes).resolve(subject)
+    return bool(found) and all(t.compose.path == compose.path for t in found or [])
+
+
+def _literal_entries(compose: Compose) -> list[tuple[str, str, int]]:
+    """The ``environment:`` entries written in the compose with a value and no ``${...}``
+    (not from an env_file, not a bare pass-through), by line."""
+    found = []
+    for service in compose.shipped:
+        for name, entry in service.environment.items():
+            raw = compose.lines[entry.line - 1] if 0 < entry.line <= len(compose.lines) else ""
+            if entry.value is None or name not in raw or "${" in raw or raw.lstrip()[:1] == "#":
+                continue
+            found.append((name, entry.value, entry.line))
+    return sorted(set(found), key=lambda item: item[2])
 
 
 RULE: Rule[RuleOptions] = Rule(

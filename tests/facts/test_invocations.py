@@ -3,7 +3,7 @@ commands that name an engine without starting it."""
 
 from guards.facts.engines import load
 from guards.facts.engines.running import Running
-from guards.facts.invocations import documented_running, note_invocations
+from guards.facts.invocations import compose_starts, documented_running, note_invocations
 from guards.sources.compose.compose import parse_compose
 from guards.sources.notes.notes import parse_note
 
@@ -120,3 +120,32 @@ def test_the_release_is_the_estates_else_the_newest_known():
     unknown = documented_running(invocation, [_compose("acme/server:1")], {})
     assert isinstance(unknown, Running) and unknown.releases == (facts.newest,)
     assert "no compose names the release: the newest known" in unknown.how
+
+
+def starts(text: str) -> list[tuple]:
+    return [
+        (s.files, s.profiles, s.line, s.column, s.section)
+        for s in compose_starts(parse_note(text, "docs/n.md"))
+    ]
+
+
+def test_compose_commands_that_start_services_with_their_files_and_profiles():
+    text = (
+        "# Run\n\n"
+        "```bash\n"
+        "export GPU_ID=1\n"
+        "USERID=$(id -u) docker compose -f stack/models.yml --profile chat --profile=ingest up -d\n"
+        "COMPOSE_PROFILES=rag,ingest docker-compose --file=stack/app.yml -p demo up\n"
+        "docker compose -f stack/models.yml --profile chat config --services\n"
+        "docker compose -f stack/models.yml logs -f chat\n"
+        "```\n"
+    )
+    assert starts(text) == [
+        (("stack/models.yml",), ("chat", "ingest"), 5, 17, 0),
+        (("stack/app.yml",), ("rag", "ingest"), 6, 29, 0),
+    ]
+
+
+def test_a_compose_command_outside_a_shell_block_is_not_read():
+    assert starts("Run `docker compose --profile chat up` once.\n") == []
+    assert starts("```yaml\ncommand: docker compose up\n```\n") == []

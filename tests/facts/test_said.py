@@ -173,6 +173,7 @@ def test_gpu_sentences_give_cards_per_service_counts_and_tensor_parallel():
         ("chat-llm", "gpu_ids", "1,2", 1, 22),
         ("…", "gpus", "2", 2, 31),
         ("…", "tensor_parallel_size", "2", 2, 41),
+        (None, "host_gpus", "3", 2, 61),  # the deployment's host, about no one service
     ]
     assert "chat-llm service" in (found[2].subject or "")
 
@@ -209,3 +210,96 @@ def test_a_compose_name_figure_is_about_its_one_server():
         ("llm", "max_model_len", "16k", 4, "name")
     ]
     assert compose_statements(parse_compose(text.replace("org/m", "org/m-16k"), "a-16k.yml")) == []
+
+
+PROFILED = (
+    "# Profile (at-a-glance):\n"
+    "#   Topology:  Dual 3090 (TP=2)\n"
+    "#   KV:        fp8 — not bf16\n"
+    "#   Max ctx:   262144 (~256K)\n"
+    "#   Vision:    ON (mmproj)\n"
+    "#   Status:    ✅ production\n"
+    "# ---------------------------------------------------------------------------\n"
+    "# THE DUAL TIER — MTP n=3, 160K ctx, fp8 KV, text-only.\n"
+    "services:\n"
+    "  vllm:\n"
+    "    image: vllm/vllm-openai:v0.27.1\n"
+    "    command: [--max-model-len, '131072']\n"
+    "    # the shipped default (MTP n=2)\n"
+)
+
+
+def test_the_profile_block_is_one_layout_of_the_compose_statements():
+    from guards.sources.compose.header import PROFILE
+
+    found = compose_statements(parse_compose(PROFILED, "c.yml", convention=PROFILE))
+    assert [(s.knob, s.value, s.line, s.column, s.layout, s.key, s.said) for s in found] == [
+        ("max_model_len", "262144", 4, 16, "profile", "Max ctx", "262144"),
+        ("kv_cache_dtype", "fp8", 3, 16, "profile", "KV", "fp8"),
+        ("tensor_parallel_size", "2", 2, 16, "profile", "Topology", "TP=2"),
+        ("vision", "on", 5, 16, "profile", "Vision", "ON"),
+        ("status", "✅ production", 6, 16, "profile", "Status", "✅ production"),
+        ("drafter_depth", "3", 8, 23, "tier", "summary line", "n=3"),
+        ("max_model_len", "160K", 8, 28, "tier", "summary line", "160K ctx"),
+        ("kv_cache_dtype", "fp8", 8, 38, "tier", "summary line", "fp8 KV"),
+        ("vision", "off", 8, 46, "tier", "summary line", "text-only"),
+        ("drafter_depth", "2", 13, 32, "tier", "comment", "n=2"),
+    ]
+    assert {s.subject for s in found} == {"vllm"}
+
+
+def test_without_a_convention_the_header_states_no_profile():
+    found = compose_statements(parse_compose(PROFILED, "c.yml", convention=None))
+    assert [(s.knob, s.line, s.layout) for s in found] == [("drafter_depth", 13, "tier")]
+
+
+def test_a_table_of_request_parameters_names_them_under_its_headings():
+    text = (
+        "# Chat API parameters\n\n"
+        "| Parameter | Default | Description |\n"
+        "|---|---|---|\n"
+        "| `top_p` | 0.9 | nucleus sampling |\n"
+        "| max_tokens | — | unset |\n"
+        "| Top P | 0.9 | not a parameter name |\n"
+    )
+    assert said(text) == [("Chat API parameters", "top_p", "0.9", 5, 13, "parameter")]
+
+
+def test_a_request_parameter_is_the_one_variable_its_headings_prefix_name():
+    chat = parse_compose(
+        "services:\n  api:\n    image: x\n    environment:\n"
+        "      CHAT_TOP_P: ${CHAT_TOP_P:-1.0}\n      SUMMARY_CHAT_TOP_P: 0.5\n"
+        "      TEMPERATURE: ${TEMPERATURE:-0}\n",
+        "app.yml",
+    )
+    known = subjects([chat])
+    assert known.parameter("top_p", "Chat API parameters") == "CHAT_TOP_P"
+    assert known.parameter("top_p", "Summary chat parameters") is None  # two fit
+    assert known.parameter("top_p", "Request parameters") is None
+    assert known.parameter("temperature", "Chat API parameters") is None  # no prefix
+    assert known.compose("app.yml") is chat and known.compose("other.yml") is None
+
+
+def test_hosts_give_their_size_and_a_lower_bound_keeps_a_plus():
+    text = (
+        "The generation profile is designed for **2xH100 GPUs**.\n\n"
+        "For systems with 3+ GPUs, move the VLM. A minimum of 4 x A100 is needed for the rest.\n\n"
+        "On an 8-GPU node everything fits. B200 GPUs are not supported.\n"
+    )
+    assert said(text) == [
+        (None, "host_gpus", "2", 1, 42, "host"),
+        (None, "host_gpus", "3+", 3, 18, "host"),
+        (None, "host_gpus", "4+", 3, 54, "host"),
+        (None, "host_gpus", "8", 5, 7, "host"),
+    ]
+
+
+def test_a_sentence_that_every_variable_of_a_compose_is_interpolated():
+    text = (
+        "All environment variables in [`docker-compose.yml`](../docker-compose.yml) use "
+        "`${VAR:-default}`, so a `.env` overrides them.\n\n"
+        "All GPU tuning knobs of `docker-compose.yml` are configurable via `${VAR:-default}`.\n\n"
+        "All variables in `a.yml` and `b.yml` can be overridden.\n\n"
+        "Every setting is documented below.\n"
+    )
+    assert said(text) == [("docker-compose.yml", "interpolation", "every", 1, 1, "universal")]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING
@@ -34,6 +34,29 @@ class Waiver:
         return f"{self.path}:{self.line}" if self.line else self.path
 
 
+@dataclass(frozen=True)
+class Replacement:
+    """Part of a fix: the text from ``line``:``column`` up to ``end_line``:``end_column``
+    (1-based, in characters, the end not included) replaced with ``text``."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    """What ``guards check --fix`` does about a finding: said in ``message``, made of
+    ``replacements`` in the text the finding was found in. Every fix guards offers is safe
+    (it keeps what a person wrote and the YAML data); the others are left, with the edit."""
+
+    message: str
+    replacements: tuple[Replacement, ...]
+    applicability: str = "safe"
+
+
 @dataclass(frozen=True, kw_only=True)
 class Finding:
     """One failing observation: a rule, a place (a span of lines), and what is wrong there."""
@@ -52,6 +75,8 @@ class Finding:
     fingerprint: str = ""  # set by the runner: survives line shifts (see ``fingerprint``)
     waiver: Waiver | None = None  # why it is not reported, when it is not
     env: str | None = None  # the operator's env file that causes it (``--env-file``)
+    # the fix `check` found for it (not part of what the finding is, nor kept by the cache)
+    fix: Fix | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if not self.end_line:
@@ -61,6 +86,12 @@ class Finding:
 
     def sort_key(self) -> tuple:
         return (self.path, self.line, self.column, self.rule, self.message)
+
+    @property
+    def end_known(self) -> bool:
+        """Whether the rule said where the text the finding is about ends: an end column
+        that is not the start column (one left unset is the start column, standing for none)."""
+        return self.end_column != self.column
 
 
 SUBJECT = 2000  # characters of a finding's text that go into its fingerprint
@@ -146,6 +177,7 @@ class Summary:
     suppressed: int = 0
     baselined: int = 0
     not_judged: int = 0  # checks that could neither pass nor fail
+    fixable: int = 0  # findings a fix exists for (``guards check --fix``)
 
 
 @dataclass(frozen=True)
@@ -189,7 +221,21 @@ class Run:
             suppressed=len(kinds) - baselined,
             baselined=baselined,
             not_judged=undecided,
+            fixable=sum(1 for f in found if f.fix is not None),
         )
+
+    def with_fixes(self, fixes: Mapping[Finding, Fix]) -> Run:
+        """This run with each finding that ``fixes`` holds carrying its fix."""
+        if not fixes:
+            return self
+
+        def fixed(result: CheckResult) -> CheckResult:
+            if not any(f in fixes for f in result.findings):
+                return result
+            found = tuple(replace(f, fix=fixes[f]) if f in fixes else f for f in result.findings)
+            return replace(result, findings=found)
+
+        return replace(self, results=tuple(fixed(r) for r in self.results))
 
     @property
     def exit_code(self) -> int:
@@ -272,7 +318,15 @@ def finding_fields(f: Finding) -> dict[str, object]:
 
 def _finding_json(f: Finding) -> dict[str, object]:
     waiver = f.waiver and [f.waiver.kind, f.waiver.reason, f.waiver.path, f.waiver.line]
-    return {**finding_fields(f), "waiver": waiver}
+    return {**finding_fields(f), "waiver": waiver, "fix": _fix_json(f.fix)}
+
+
+def _fix_json(fix: Fix | None) -> list[object] | None:
+    """A fix as ``[message, applicability, [[line, column, end_line, end_column, text], ...]]``."""
+    if fix is None:
+        return None
+    parts = [[r.line, r.column, r.end_line, r.end_column, r.text] for r in fix.replacements]
+    return [fix.message, fix.applicability, parts]
 
 
 RUN_KEYS = frozenset(("results", "rules", "files", "remarks", "checked", "rules_url", "warnings"))
@@ -293,6 +347,7 @@ FINDING_KEYS = frozenset(
         "fingerprint",
         "env",
         "waiver",
+        "fix",
     )
 )
 WAIVER_KINDS = ("inline", "config", "baseline")
@@ -379,6 +434,25 @@ def _finding(data: object) -> Finding:
         fingerprint=_text(f["fingerprint"]),
         env=_optional(f["env"]),
         waiver=None if waiver is None else _waiver(waiver),
+        fix=None if f["fix"] is None else _fix(f["fix"]),
+    )
+
+
+def _fix(data: object) -> Fix:
+    parts = _list(data)
+    if len(parts) != 3 or parts[1] != "safe":
+        raise ValueError("not a fix")
+    message, applicability, replacements = parts
+    return Fix(_text(message), tuple(_replacement(r) for r in _list(replacements)), applicability)
+
+
+def _replacement(data: object) -> Replacement:
+    parts = _list(data)
+    if len(parts) != 5:
+        raise ValueError("not a replacement")
+    line, column, end_line, end_column, text = parts
+    return Replacement(
+        _number(line), _number(column), _number(end_line), _number(end_column), _text(text)
     )
 
 

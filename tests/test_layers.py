@@ -20,6 +20,7 @@ LAYERS = {
     "report": 5,
     "write": 5,
     "cli": 6,
+    "server": 6,  # the editor server: beside cli, which alone imports it
     "__main__": 6,
 }
 

@@ -15,7 +15,7 @@ import sys
 import typer
 
 from ..errors import GuardsError
-from . import check, reference, write
+from . import check, reference, server, write
 from .claims import claims_app
 from .evidence import evidence_app
 
@@ -53,6 +53,7 @@ app.command()(write.fix)
 app.command("rules")(reference.list_rules)
 app.command("schema")(reference.print_schema)
 app.command()(reference.explain)
+app.command()(server.server)
 app.add_typer(claims_app, name="claims")
 app.add_typer(evidence_app, name="evidence")
 

@@ -3,6 +3,7 @@
 import datetime as dt
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,12 +16,17 @@ from .common import (
     CONFIG_OPTION,
     ENV_FILE_OPTION,
     ROOT_OPTION,
+    chosen_rules,
     echo,
     echo_error,
     estate_root,
+    layers,
     load_settings,
     operator_env,
     root_dir,
+    selecting,
+    selection_key,
+    shown,
 )
 
 
@@ -47,6 +53,28 @@ SELECT_OPTION = typer.Option(
     None, "--select", metavar="IDS", help="Rule ids, names, prefixes or families to run."
 )
 IGNORE_OPTION = typer.Option(None, "--ignore", metavar="IDS", help="Rules to skip.")
+EXTEND_SELECT = typer.Option(
+    None, "--extend-select", metavar="IDS", help="Rules to run besides those selected."
+)
+EXTEND_IGNORE = typer.Option(
+    None, "--extend-ignore", metavar="IDS", help="Rules to skip besides those ignored."
+)
+FIX = typer.Option(
+    False, "--fix", help="Apply the fixes (C001, C002, G001) first, then report what remains."
+)
+DIFF = typer.Option(
+    False, "--diff", help="Print the fixes as a unified diff; write nothing (exit 1 if any)."
+)
+SHOW_FIXES = typer.Option(False, "--show-fixes", help="List each fix --fix (or --diff) makes.")
+EXIT_ZERO = typer.Option(
+    False, "--exit-zero", help="Exit 0 even when a check fails (2 still means an error)."
+)
+STDIN_FILENAME = typer.Option(
+    None,
+    "--stdin-filename",
+    metavar="FILE",
+    help="With `-` as the path: the file of the estate the text on standard input stands for.",
+)
 FORMAT = typer.Option(
     "text", "--format", metavar="|".join(FORMATS), help="Output format.", callback=_format
 )
@@ -55,7 +83,7 @@ REPORT_FILE = typer.Option(
     None, "--output", metavar="FILE", help="Write the report to FILE, not standard output."
 )
 STATISTICS = typer.Option(
-    False, "--statistics", help="Count the findings per rule instead of listing them."
+    False, "--statistics", help="Count the findings (and the fixable ones) per rule."
 )
 SHOW_SUPPRESSED = typer.Option(
     False, "--show-suppressed", help="List the suppressed and baselined findings too."
@@ -101,7 +129,14 @@ def check(
     env_file: Path | None = ENV_FILE_OPTION,
     output: str = FORMAT,
     select: list[str] | None = SELECT_OPTION,
+    extend_select: list[str] | None = EXTEND_SELECT,
     ignore: list[str] | None = IGNORE_OPTION,
+    extend_ignore: list[str] | None = EXTEND_IGNORE,
+    fix: bool = FIX,
+    diff: bool = DIFF,
+    show_fixes: bool = SHOW_FIXES,
+    exit_zero: bool = EXIT_ZERO,
+    stdin_filename: Path | None = STDIN_FILENAME,
     verbose: bool = VERBOSE,
     output_file: Path | None = REPORT_FILE,
     statistics: bool = STATISTICS,
@@ -114,36 +149,237 @@ def check(
     jobs: int = JOBS,
 ) -> None:
     """Run the guard suite and print one line per failing check."""
+    stdin = _reads_stdin(paths, stdin_filename)
+    if stdin:
+        paths = [stdin_filename]  # type: ignore[list-item]  # set: _reads_stdin says so
     root = estate_root(root, config, paths)
+    _refuse_combinations(output, statistics, strict_baseline, baseline, env_only, env_file)
+    _refuse_fix_combinations(
+        fix, diff, show_fixes, stdin, env_file, output, statistics, output_file
+    )
+    entries = _baseline_entries(baseline)  # read before the run, so a bad one stops it at once
+    given = _stdin_text(root, stdin_filename) if stdin else {}
+    asked = _Asked(
+        paths,
+        root,
+        config,
+        (env_file, env_only),
+        (select, ignore, extend_select, extend_ignore),
+        (baseline, entries, strict_baseline),
+        no_cache,
+        cached=not (no_cache or verbose or env_file or given),  # those need the estate itself
+        jobs=jobs,
+    )
+    result, estate, failed = _fixed_and_checked(asked, given, fix, diff, show_fixes, exit_zero)
+    if verbose:
+        _explain_load(result.remarks, estate, len(result.rules))
+    painted = color == "always" or (color == "auto" and output_file is None and _tty())
+    _report(result, output, verbose, show_suppressed, painted, statistics, root, output_file)
+    code = 2 if failed else result.exit_code
+    raise typer.Exit(0 if exit_zero and code == 1 else code)
+
+
+def _baseline_entries(baseline: Path | None):
+    if baseline is None:
+        return None
+    from ..run import baseline as accepted
+
+    return accepted.load(baseline, str(baseline))
+
+
+def _fixed_and_checked(asked, given, fix: bool, diff: bool, show_fixes: bool, exit_zero: bool):
+    """The run, with standard input (``given``) in place of its file: fixed first and checked
+    again with --fix, its fixes shown (and the command ended) with --diff. The run, the estate,
+    and whether a file could not be fixed."""
+    from ..sources.files import overridden
+
+    with overridden(given):
+        for path in given:
+            _readable(asked.root, asked.config, path)
+        result, estate, settings = _checked(asked, quiet=fix and not diff)
+        if diff:
+            _diff(result, estate, settings, show_fixes, exit_zero)
+        failed = False
+        if fix:
+            failed = _fix(result, estate, settings, show_fixes)
+            result, estate, settings = _checked(asked)
+    return result, estate, failed
+
+
+@dataclass(frozen=True)
+class _Asked:
+    """What a ``check`` run is asked for, for :func:`_checked` (run twice by ``--fix``)."""
+
+    paths: list[Path] | None
+    root: Path
+    config: Path | None
+    env: tuple[Path | None, bool]  # --env-file, --env-only
+    chosen: tuple  # --select, --ignore, --extend-select, --extend-ignore
+    baseline: tuple  # --baseline, its entries (or None), --strict-baseline
+    no_cache: bool
+    cached: bool
+    jobs: int
+
+
+def _checked(asked: _Asked, quiet: bool = False):
+    """The run as reported (the operator's view with --env-file, compared with the baseline),
+    the estate (None when the run came from the cache) and the settings."""
+    a = asked
+    (env_file, env_only), (select, ignore, *extend) = a.env, a.chosen
+    where = (a.paths, a.root, a.config)
+    result, estate, settings = _run(
+        *where, env_file, select, ignore, quiet, a.cached, a.jobs, tuple(extend)
+    )
+    if env_file is not None:
+        from ..run.operator import operator_view
+
+        shipped, _, _ = _run(
+            *where, None, select, ignore, True, not a.no_cache, extend=tuple(extend)
+        )
+        result = operator_view(result, shipped, estate, str(env_file), env_only)
+    baseline, entries, strict = a.baseline
+    if entries is not None:
+        from ..run import baseline as accepted
+
+        result = accepted.apply(result, entries, str(baseline), strict)
+    return result, estate, settings
+
+
+def _refuse_combinations(output, statistics, strict_baseline, baseline, env_only, env_file):
     if statistics and output != "text":
         raise GuardsError(f"--statistics is a text view; it cannot go with --format {output}")
     if strict_baseline and baseline is None:
         raise GuardsError("--strict-baseline needs --baseline FILE")
     if env_only and env_file is None:
         raise GuardsError("--env-only needs --env-file FILE")
-    entries = None
-    if baseline is not None:  # read before the run, so a bad one stops it at once
-        from ..run import baseline as accepted
 
-        entries = accepted.load(baseline, str(baseline))
-    cached = not (no_cache or verbose or env_file)  # those need the estate itself
-    result, estate, rule_count = _run(
-        paths, root, config, env_file, select, ignore, use_cache=cached, workers=jobs
-    )
-    if env_file is not None:
-        from ..run.operator import operator_view
 
-        shipped, _, _ = _run(
-            paths, root, config, None, select, ignore, quiet=True, use_cache=not no_cache
-        )
-        result = operator_view(result, shipped, estate, str(env_file), env_only)
-    if entries is not None:
-        result = accepted.apply(result, entries, str(baseline), strict_baseline)
-    if verbose:
-        _explain_load(result.remarks, estate, rule_count)
-    painted = color == "always" or (color == "auto" and output_file is None and _tty())
-    _report(result, output, verbose, show_suppressed, painted, statistics, root, output_file)
-    raise typer.Exit(result.exit_code)
+def _refuse_fix_combinations(
+    fix, diff, show_fixes, stdin, env_file, output, statistics, output_file
+):
+    if show_fixes and not (fix or diff):
+        raise GuardsError("--show-fixes lists what --fix or --diff fixes; it needs one of them")
+    if (fix or diff) and env_file is not None:
+        asked = "--diff" if diff else "--fix"
+        raise GuardsError(f"{asked} fixes the estate as shipped; it cannot go with --env-file")
+    if fix and not diff and stdin:
+        raise GuardsError("--fix cannot write standard input back; --diff shows its fixes")
+    if not diff:
+        return
+    clash = f"--format {output}" if output != "text" else None
+    clash = clash or ("--statistics" if statistics else "--output" if output_file else None)
+    if clash:
+        raise GuardsError(f"--diff prints a diff; it cannot go with {clash}")
+
+
+def _reads_stdin(paths: list[Path] | None, stdin_filename: Path | None) -> bool:
+    """Whether the one path is ``-``, standard input (which then needs --stdin-filename)."""
+    dash = [p for p in paths or [] if str(p) == "-"]
+    if dash and len(paths or []) > 1:
+        raise GuardsError("`-` (standard input) is the only path when it is given")
+    if dash and stdin_filename is None:
+        raise GuardsError("`-` reads standard input: --stdin-filename FILE says which file it is")
+    if not dash and stdin_filename is not None:
+        raise GuardsError("--stdin-filename names the file `-` (standard input) stands for")
+    return bool(dash)
+
+
+def _stdin_text(root: Path, stdin_filename: Path | None) -> dict[Path, bytes]:
+    """Standard input's bytes, in place of the file ``--stdin-filename`` names, which must be
+    a file of the estate."""
+    from ..sources.paths import check_path, is_inside
+
+    assert stdin_filename is not None
+    shown = str(stdin_filename)
+    check_path(stdin_filename, shown)
+    if not is_inside(root, stdin_filename):
+        raise GuardsError(f"--stdin-filename is outside the estate ({root}); not checked", shown)
+    if not stdin_filename.is_file():
+        raise GuardsError("--stdin-filename names no file of the estate; not checked", shown)
+    return {stdin_filename: sys.stdin.buffer.read()}
+
+
+def _readable(root: Path, config: Path | None, stdin_filename: Path | None) -> None:
+    """Standard input, read as that file would be: not UTF-8, or too large, stops the run."""
+    from ..sources.edit import read
+
+    assert stdin_filename is not None
+    settings = load_settings(root, config)
+    read(stdin_filename, shown(settings, stdin_filename), settings.max_bytes)
+
+
+def _with_fixes(result, estate):
+    """The run with each finding a fix exists for carrying it (what the reports mark); the
+    fixes are of the estate as shipped, so a run with --env-file has none."""
+    from ..write.fixes import has_fix, with_fixes
+
+    fixable = [f for f in result.findings if has_fix(f)]
+    return result.with_fixes(with_fixes(estate, fixable)) if fixable else result
+
+
+def _carried(result, estate, settings, mode):
+    """Every fix of the run's findings made in memory (on the run's estate, else, the run
+    came from the cache, on the files they are in, loaded), then rewritten or only rendered
+    (``mode``); the errors and the fixes refused said. The plan, each file rewritten, and the
+    files that could not be."""
+    from ..write.fixes import Plan, carry_out, has_fix, plan
+
+    paths = sorted({f.path for f in result.findings if has_fix(f)})
+    if not paths:
+        return Plan(), [], []
+    if estate is None:
+        from ..run.estate import load_estate
+
+        estate = load_estate(settings, [settings.root / path for path in paths])
+    from ..rules import all_rules
+    from ..rules.options import load_options
+
+    options = load_options(settings, all_rules())
+    planned = plan(estate, result.findings, options, dt.date.today())
+    done, errors = carry_out(estate, planned, mode)
+    for error in errors:
+        echo_error(error)
+    for refused in planned.refused:  # the findings stay, and say what to do by hand
+        echo(f"guards: not fixed: {refused}", err=True)
+    return planned, done, errors
+
+
+def _diff(result, estate, settings, show_fixes: bool, exit_zero: bool) -> None:
+    """``--diff``: each file's fixes as a unified diff, nothing written; exit 1 if there is one
+    (0 with --exit-zero), 2 when an input could not be read or a file could not be rendered."""
+    from ..facts.regions import unified_diff
+
+    planned, rendered, errors = _carried(result, estate, settings, "diff")
+    for done in rendered:
+        echo(unified_diff(done.source.shown, done.source.raw, done.after), nl=False)
+    _say_fixes(planned, {done.source.shown for done in rendered}, "would fix", show_fixes)
+    code = 2 if result.errors or errors else 1 if rendered else 0
+    raise typer.Exit(0 if exit_zero and code == 1 else code)
+
+
+def _fix(result, estate, settings, show_fixes: bool) -> bool:
+    """``--fix``: every fix written (through the write lock, to files that still hold what was
+    checked); True when a file could not be written."""
+    planned, written, errors = _carried(result, estate, settings, "write")
+    files = {done.source.shown for done in written if done.written}
+    _say_fixes(planned, files, "fixed", show_fixes)
+    return bool(errors)
+
+
+def _say_fixes(planned, files: set[str], verb: str, listed: bool) -> None:
+    """How many findings the fixes in ``files`` repair (each of them with --show-fixes);
+    nothing when there were none."""
+    from ..errors import MAX_PATH, printable
+
+    fixed = sorted((f for f in planned.fixed if f.path in files), key=lambda f: f.sort_key())
+    if not fixed:
+        return
+    if listed:
+        for finding in fixed:
+            where = f"{printable(finding.path, MAX_PATH)}:{finding.line}:{finding.column}"
+            echo(f"guards: {verb} {where}: {finding.rule} {planned.fixed[finding]}", err=True)
+    count = f"{len(fixed)} finding{'s' if len(fixed) != 1 else ''}"
+    echo(f"guards: {verb} {count} in {len(files)} file{'s' if len(files) != 1 else ''}", err=True)
 
 
 def _report(result, output, verbose, show_suppressed, painted, statistics, root, output_file):
@@ -193,31 +429,41 @@ def write_baseline(
     echo(f"guards: {count} finding{'s' if count != 1 else ''} recorded in {target}")
 
 
-def _split(values: list[str] | None) -> list[str]:
-    return [part.strip() for value in values or [] for part in value.split(",") if part.strip()]
-
-
-def _run(paths, root, config, env_file, select, ignore, quiet=False, use_cache=False, workers=0):
+def _run(
+    paths,
+    root,
+    config,
+    env_file,
+    select,
+    ignore,
+    quiet=False,
+    use_cache=False,
+    workers=0,
+    extend=(None, None),
+):
     """The suite on the estate (or the named files of it): the run, the estate (None when
-    the run came from the cache), the number of rules; load errors are printed (unless
-    ``quiet``)."""
+    the run came from the cache) and the settings; load errors are printed (unless
+    ``quiet``). The command line's ``select`` and ``ignore``, and ``extend`` (its
+    --extend-select and --extend-ignore), are layered over the settings' lists
+    (:func:`guards.cli.common.chosen_rules`)."""
     from ..run import cache
     from ..run.discovery import discover
 
     store = cache.open_store(root_dir(root)) if use_cache else None
     settings = load_settings(root, config, cache.KeptSettings(store) if store else None)
     env = operator_env(env_file)
-    selection = (_split(select) or settings.select, _split(ignore) or settings.ignore)
+    selection = layers(settings, select, extend[0], ignore, extend[1])
     if paths and any(_affects_every_file(settings, path) for path in paths):
         paths = None  # a new registry, config or template can change any file's result
     found = discover(settings, list(paths) if paths else None)
     today = dt.date.today()
-    key = cache.run_key(store, settings, selection, found, env, today) if store else None
+    key = None
+    if store:
+        key = cache.run_key(store, settings, selection_key(selection), found, env, today)
     loaded: dict[str, Any] = {}
 
     def compute():
         from ..rules import all_rules
-        from ..rules import select as pick
         from ..rules.options import load_options
         from ..run.estate import load_estate
         from ..run.parallel import workers_for
@@ -225,17 +471,19 @@ def _run(paths, root, config, env_file, select, ignore, quiet=False, use_cache=F
 
         rules = all_rules()
         options = load_options(settings, rules)
-        loaded["rules"] = chosen = pick(rules, *selection)
+        chosen_now = chosen_rules(rules, selection)
         processes = workers_for(len(found.composes) + len(found.notes), workers)
         loaded["estate"] = estate = load_estate(settings, env=env, found=found, workers=processes)
-        return run(estate, chosen, options, today, processes, selected=selection[0])
+        done = run(estate, chosen_now, options, today, processes, selected=selecting(selection))
+        # the fixes are kept with the run (a run with --env-file is keyed apart: it has none)
+        return done if env_file is not None else _with_fixes(done, estate)
 
     result = cache.through(store, key, compute)
     for error in () if quiet else result.errors:
         echo_error(error)
     for warning in () if quiet else result.warnings:
         echo(f"guards: warning: {warning}", err=True)
-    return result, loaded.get("estate"), len(result.rules)  # the rules that ran
+    return result, loaded.get("estate"), settings
 
 
 def _tty() -> bool:

@@ -39,7 +39,8 @@ class GithubReporter(Reporter):
         if finding.waiver is not None:  # listed with --show-suppressed: a notice, not a failure
             kind, reason = WAIVED[finding.waiver.kind], finding.waiver.reason
             level, message = "notice", f"[{kind}: {reason}] {message}"
-        title = f"{finding.rule} {self.names.get(finding.rule, '')}".strip()
+        fixable = " [*]" if finding.fix is not None and finding.waiver is None else ""
+        title = f"{finding.rule}{fixable} {self.names.get(finding.rule, '')}".strip()
         where = ",".join(
             f"{key}={_property(str(value))}"
             for key, value in (

@@ -23,7 +23,7 @@ class GitlabReporter(Reporter):
 
 def _issue(finding: Finding) -> dict:
     return {
-        "description": f"{finding.rule} {finding.message}",
+        "description": f"{finding.rule} {'[*] ' if finding.fix else ''}{finding.message}",
         "check_name": finding.rule,
         "fingerprint": finding.fingerprint,
         "severity": "major" if finding.severity is Severity.ERROR else "minor",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 
-from ..findings import Finding, Run, finding_fields
+from ..findings import Finding, Fix, Run, finding_fields
 from . import Reporter
 
 
@@ -25,6 +25,8 @@ class JsonReporter(Reporter):
         undecided = [r for r in run.results if not r.judged]
         if undecided:  # only then, so a run without one gives the document it always gave
             totals["not_judged"] = len(undecided)
+        if summary.fixable:  # likewise
+            totals["fixable"] = summary.fixable
         document = {
             "version": 1,
             "summary": totals,
@@ -58,4 +60,25 @@ class JsonReporter(Reporter):
 
 
 def _finding(f: Finding) -> dict:
-    return {**finding_fields(f), **({"waiver": asdict(f.waiver)} if f.waiver else {})}
+    waiver = {"waiver": asdict(f.waiver)} if f.waiver else {}
+    return {**finding_fields(f), "fix": None if f.waiver else _fix(f.fix), **waiver}
+
+
+def _fix(fix: Fix | None) -> dict | None:
+    """What ``guards check --fix`` does about the finding (as ruff's JSON says it), or null."""
+    if fix is None:
+        return None
+    return {
+        "applicability": fix.applicability,
+        "message": fix.message,
+        "edits": [
+            {
+                "line": r.line,
+                "column": r.column,
+                "end_line": r.end_line,
+                "end_column": r.end_column,
+                "content": r.text,
+            }
+            for r in fix.replacements
+        ],
+    }

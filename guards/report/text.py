@@ -24,6 +24,7 @@ class TextReporter(Reporter):
         )
         if finding.env is not None:
             level += f"[from {printable(finding.env, MAX_PATH)}] "
+        level = FIXABLE + level if finding.fix is not None and finding.waiver is None else level
         line = f"{where} {paint(finding.rule, tone, BOLD)} {paint(level, tone)}{finding.message}\n"
         if finding.waiver is not None:
             line += paint(f"    {waiver_text(finding.waiver)}", DIM) + "\n"
@@ -41,6 +42,7 @@ class TextReporter(Reporter):
 
 
 BOLD, DIM, RED, GREEN, YELLOW, CYAN = "1", "2", "31", "32", "33", "36"
+FIXABLE = "[*] "  # after the rule id of a finding `guards check --fix` repairs, as ruff marks it
 WAIVED = {"inline": "suppressed", "config": "suppressed", "baseline": "baselined"}
 
 
@@ -51,8 +53,8 @@ def waiver_text(waiver: Waiver) -> str:
 
 
 def summary_line(summary: Summary) -> str:
-    """``guard suite: N pass / M fail``, then the not judged, warnings, suppressed and
-    baselined counts that are not zero."""
+    """``guard suite: N pass / M fail``, then the not judged, warnings, suppressed,
+    baselined and fixable counts that are not zero."""
     tail = f", {summary.not_judged} not judged" if summary.not_judged else ""
     if summary.warnings:
         tail += f", {summary.warnings} warning{'s' if summary.warnings != 1 else ''}"
@@ -60,6 +62,8 @@ def summary_line(summary: Summary) -> str:
         tail += f", {summary.suppressed} suppressed"
     if summary.baselined:
         tail += f", {summary.baselined} baselined"
+    if summary.fixable:
+        tail += f", {summary.fixable} fixable with --fix"
     return f"guard suite: {summary.passed} pass / {summary.failed} fail{tail}"
 
 
@@ -80,7 +84,9 @@ def stale_lines(run: Run) -> str:
 
 
 class StatisticsReporter(TextReporter):
-    """``--statistics``: how many findings each rule has, most first, then the suite total."""
+    """``--statistics``: how many findings each rule has, most first, then the suite total.
+    When a fix exists for some finding, a column says which rules have fixable findings
+    (``[*]``, as ruff marks them; the total says how many)."""
 
     def render(self, run: Run) -> str:
         from collections import Counter
@@ -89,7 +95,14 @@ class StatisticsReporter(TextReporter):
 
         names = {rule.id: rule.name for rule in all_rules()}
         counts = Counter(f.rule for f in run.findings)
+        fixable = {f.rule for f in run.findings if f.fix is not None}
         rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
         width = len(str(rows[0][1])) if rows else 1
-        table = "".join(f"{n:>{width}}  {rule}  {names.get(rule, '')}\n" for rule, n in rows)
+
+        def mark(rule: str) -> str:
+            return ("[*] " if rule in fixable else "[ ] ") if fixable else ""
+
+        table = "".join(
+            f"{n:>{width}}  {rule}  {mark(rule)}{names.get(rule, '')}\n" for rule, n in rows
+        )
         return table + self.finish(run)

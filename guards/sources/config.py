@@ -61,6 +61,8 @@ class Config:
     max_file_mb: int = 50  # files larger than this are reported, not read
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+    extend_select: tuple[str, ...] = ()  # added to what `select` picks, as ruff adds them
+    extend_ignore: tuple[str, ...] = ()
     rules: dict[str, dict[str, Any]] = field(default_factory=dict)
     per_path_ignores: dict[str, Any] = field(default_factory=dict)  # checked by guards.run.suppress
     rules_url: str | None = None  # where the team publishes the rules reference (SARIF links)

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import GuardsError
-from . import reads
+from . import files, reads
 from .paths import check_path
 
 BOM = "\ufeff"
@@ -104,11 +104,18 @@ def read(path: Path, shown: str, limit: int = MAX_BYTES) -> Source:
     files are read (a FIFO would block, ``/dev/zero`` never ends), and at most ``limit``
     bytes."""
     try:
-        data, stamp = _read_regular(check_path(path, shown), shown, limit)
+        given = files.override(check_path(path, shown))
+        if given is None:
+            data, stamp = _read_regular(path, shown, limit)
+        else:  # bytes in place of the file's: no stamp, so write() refuses this source
+            data, stamp = _given(given, shown, limit), None
     except GuardsError:
         reads.record_failure()  # a result that depends on more than file contents
         raise
-    reads.record(path, data)
+    if given is None:
+        reads.record(path, data)
+    else:
+        reads.record_failure()  # nor is a run that read given bytes kept
     try:
         decoded = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -120,6 +127,13 @@ def read(path: Path, shown: str, limit: int = MAX_BYTES) -> Source:
     bom = decoded.startswith(BOM)
     raw = decoded[1:] if bom else decoded
     return Source(path, shown, raw, unify_breaks(raw), bom, data, stamp)
+
+
+def _given(data: bytes, shown: str, limit: int) -> bytes:
+    """Bytes read in place of a file (:mod:`guards.sources.files`), under the same limit."""
+    if len(data) > limit:
+        raise GuardsError(f"is larger than {_megabytes(limit)} (setting max-file-mb)", shown)
+    return data
 
 
 def _read_regular(path: Path, shown: str, limit: int) -> tuple[bytes, tuple[int, int, int]]:

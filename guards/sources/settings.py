@@ -353,6 +353,12 @@ class Settings(BaseModel):
     max_file_mb: Megabytes = Field(50, description="Files larger than this are reported, not read.")
     select: Names = Field((), description="Rules to run: ids, names, id prefixes or families.")
     ignore: Names = Field((), description="Rules to skip: ids, names, id prefixes or families.")
+    extend_select: Names = Field(
+        (),
+        description="Rules to run besides those `select` picks (or every rule, without it); "
+        "a more specific selector wins over a less specific one.",
+    )
+    extend_ignore: Names = Field((), description="Rules to skip besides those `ignore` names.")
     rules: Annotated[dict[str, dict[str, Any]], BeforeValidator(_tables)] = Field(
         {}, description="Per-rule options, by rule id or name; every rule takes `severity`."
     )
@@ -362,7 +368,8 @@ class Settings(BaseModel):
     rules_url: Url | None = Field(
         None,
         description="Where your team publishes the rules reference; SARIF links each rule "
-        "to it (default: the copy inside the package).",
+        "to it (default: docs/rules.md in the repository the package's metadata names; "
+        "without one, no link).",
     )
     header: Annotated[HeaderSettings | None, BeforeValidator(_table)] = Field(
         None,

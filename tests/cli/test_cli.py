@@ -65,6 +65,7 @@ def test_json_output_follows_the_contract(capsys):
         "knob": None,
         "fingerprint": first["fingerprint"],
         "env": None,
+        "fix": None,  # added with `check --fix`: keys are only ever added
     }
     assert re.fullmatch(r"[0-9a-f]{16}", first["fingerprint"])
     assert all(set(f) == set(first) for f in document["findings"])
@@ -242,7 +243,7 @@ def test_duplicate_claim_id_stops_the_run(capsys, estate):
     [
         (
             'composes = ["composes/*.yml"]\nnotse = []\n',
-            "guards.toml:2: unknown setting `notse` (known: by-status, claims, composes, engine-versions, env-files, exclude, header, history, ignore, "
+            "guards.toml:2: unknown setting `notse` (known: by-status, claims, composes, engine-versions, env-files, exclude, extend-ignore, extend-select, header, history, ignore, "
             "max-file-mb, notes, per-path-ignores, rules, rules-url, select, stacks, templates)",
         ),
         ("composes = [\n", "guards.toml:2: invalid TOML: Invalid value at the end of the file"),

@@ -274,8 +274,8 @@ def test_retracting_a_claim_twenty_regions_render_puts_them_out_of_date_until_re
     assert retract.code == 0, retract.err
     stale = run_guards(capsys, "check", "--root", str(root), "--select", "G001")
     assert stale.code == 1
-    assert stale.out.count("G001 region guards:claim kv-bytes is out of date") == 20
-    assert stale.out.endswith("guard suite: 0 pass / 20 fail\n")
+    assert stale.out.count("G001 [*] region guards:claim kv-bytes is out of date") == 20
+    assert stale.out.endswith("guard suite: 0 pass / 20 fail, 20 fixable with --fix\n")
     fixed = run_guards(capsys, "regen", "--root", str(root))
     assert fixed.out.endswith("guards regen: 20 files regenerated\n")
     assert run_guards(capsys, "check", "--root", str(root), "--select", "G").code == 0

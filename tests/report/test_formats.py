@@ -24,9 +24,9 @@ def test_github_annotations_escape_what_the_runner_reads(capsys, small):
     assert result.code == 1
     assert result.out == (
         "::error file=composes/a%2Cb%3Ac%25.yml,line=1,col=1,endLine=2,endColumn=55,"
-        "title=C001 stale-claim::repeats withdrawn claim old-cliff (lines 1-2), retracted "
+        "title=C001 [*] stale-claim::repeats withdrawn claim old-cliff (lines 1-2), retracted "
         "2026-09-08: A harness artefact.\n"
-        "guard suite: 0 pass / 1 fail\n"
+        "guard suite: 0 pass / 1 fail, 1 fixable with --fix\n"
     )
 
 
@@ -36,7 +36,7 @@ def test_github_step_summary_is_appended_when_the_runner_asks(capsys, small, mon
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     run_guards(capsys, "check", "--format", "github", "--select", "C001", cwd=small)
     assert summary.read_text(encoding="utf-8") == (
-        "earlier step\n## guards\n\n**guard suite: 0 pass / 1 fail**\n\n"
+        "earlier step\n## guards\n\n**guard suite: 0 pass / 1 fail, 1 fixable with --fix**\n\n"
         "| Rule | Findings |\n| --- | ---: |\n| C001 stale-claim | 1 |\n"
     )
 
@@ -50,7 +50,7 @@ def test_gitlab_code_quality_keeps_fingerprints_across_line_shifts(capsys, small
     first = gitlab()
     assert first == [
         {
-            "description": "C001 repeats withdrawn claim old-cliff (lines 1-2), retracted "
+            "description": "C001 [*] repeats withdrawn claim old-cliff (lines 1-2), retracted "
             "2026-09-08: A harness artefact.",
             "check_name": "C001",
             "fingerprint": first[0]["fingerprint"],
@@ -74,8 +74,10 @@ def test_every_format_carries_the_same_findings(capsys, incident):
     total = document["summary"]["findings"]
     assert total == 20 == len(document["findings"]) == len(gitlab)
     assert github.count("::error ") == total
-    assert text.endswith("guard suite: 405 pass / 20 fail\n")
-    assert github.endswith("guard suite: 405 pass / 20 fail\n")
+    assert text.endswith("guard suite: 405 pass / 20 fail, 19 fixable with --fix\n")
+    assert github.endswith("guard suite: 405 pass / 20 fail, 19 fixable with --fix\n")
+    assert text.count(" C001 [*] ") == 19 == github.count("title=C001 [*] stale-claim::")
+    assert sum(f["fix"] is not None for f in document["findings"]) == 19
     assert [f["fingerprint"] for f in gitlab] == [f["fingerprint"] for f in document["findings"]]
 
 
@@ -115,7 +117,7 @@ def test_junit_has_one_testcase_per_check_and_the_text_totals(capsys, incident, 
     )
     suite = next(iter(JUnitXml.fromfile(str(report))))
     failed = sum(1 for case in suite if any(isinstance(r, Failure) for r in case.result))
-    assert text == f"guard suite: {suite.tests - failed} pass / {failed} fail"
+    assert text.partition(", ")[0] == f"guard suite: {suite.tests - failed} pass / {failed} fail"
     assert suite.failures == failed
 
 
@@ -128,7 +130,8 @@ def test_statistics_count_findings_per_rule(capsys, tmp_path):
     result = run_guards(capsys, "check", "--statistics", cwd=tmp_path)
     assert (result.code, result.out) == (
         1,
-        "2  C001  stale-claim\n2  S001  header-present\nguard suite: 17 pass / 4 fail\n",
+        "2  C001  [*] stale-claim\n2  S001  [ ] header-present\n"
+        "guard suite: 17 pass / 4 fail, 2 fixable with --fix\n",
     )
 
 
@@ -144,9 +147,10 @@ def test_statistics_with_another_format_is_a_usage_error(capsys, small):
 def test_colour_when_asked_marks_path_rule_and_summary(capsys, small):
     result = run_guards(capsys, "check", "--select", "C001", "--color", "always", cwd=small)
     assert result.out == (
-        "\x1b[1mcomposes/a,b:c%.yml\x1b[0m\x1b[2m:1:1:\x1b[0m \x1b[31;1mC001\x1b[0m repeats "
-        "withdrawn claim old-cliff (lines 1-2), retracted 2026-09-08: A harness artefact.\n"
-        "\x1b[31;1mguard suite: 0 pass / 1 fail\x1b[0m\n"
+        "\x1b[1mcomposes/a,b:c%.yml\x1b[0m\x1b[2m:1:1:\x1b[0m \x1b[31;1mC001\x1b[0m "
+        "\x1b[31m[*] \x1b[0mrepeats withdrawn claim old-cliff (lines 1-2), retracted "
+        "2026-09-08: A harness artefact.\n"
+        "\x1b[31;1mguard suite: 0 pass / 1 fail, 1 fixable with --fix\x1b[0m\n"
     )
     plain = run_guards(capsys, "check", "--select", "C001", "--color", "never", cwd=small)
     assert "\x1b" not in plain.out

@@ -7,6 +7,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from guards.report.sarif import reference_in, reference_url
+
 from ..cli_helpers import STALE_COPY, WITHDRAWN_CLAIM, run_guards
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,11 +54,50 @@ def test_rules_carry_help_text_and_a_link_into_the_reference(capsys, incident):
     assert k002["name"] == "max-num-seqs"
     assert k002["help"]["text"].startswith("K002 max-num-seqs: ")
     assert "**Bad:**" in k002["help"]["markdown"]
-    reference, _, anchor = k002["helpUri"].partition("#")
-    assert anchor == "k002-max-num-seqs"
-    text = Path(reference.removeprefix("file://")).read_text(encoding="utf-8")
-    assert "\n## K002 max-num-seqs\n" in text  # the anchor exists in the shipped reference
     assert k002["defaultConfiguration"] == {"level": "error"}
+    # The link: docs/rules.md in the repository the installed package names, if it names one.
+    reference = reference_url()
+    if reference is None:
+        assert all("helpUri" not in rule for rule in rules.values())
+    else:
+        assert k002["helpUri"] == f"{reference}#k002-max-num-seqs"
+    text = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    assert "\n## K002 max-num-seqs\n" in text  # the anchor exists in the reference
+
+
+@pytest.mark.parametrize(
+    ("urls", "reference"),
+    [
+        (
+            ["Homepage, https://example.org", "Repository, https://github.com/acme/guards"],
+            "https://github.com/acme/guards/blob/HEAD/docs/rules.md",
+        ),
+        (
+            ["Source, https://github.com/acme/guards.git/"],
+            "https://github.com/acme/guards/blob/HEAD/docs/rules.md",
+        ),
+        (
+            ["Repository, https://gitlab.com/acme/tools/guards"],
+            "https://gitlab.com/acme/tools/guards/-/blob/HEAD/docs/rules.md",
+        ),
+        (["Repository, http://github.com/acme/guards"], None),  # not https
+        (["Repository, https://example.org/acme/guards"], None),  # a forge whose pages are unknown
+        (["Documentation, https://github.com/acme/guards"], None),  # not the repository
+        (["Repository, https://github.com/acme"], None),  # an owner, not a repository
+        ([], None),
+    ],
+)
+def test_the_default_link_is_the_reference_in_the_projects_repository(urls, reference):
+    assert reference_in(urls) == reference
+
+
+def test_no_link_is_ever_a_path_into_the_installation(capsys, incident, monkeypatch):
+    import guards.report.sarif as sarif_report
+
+    monkeypatch.setattr(sarif_report, "reference_url", lambda: None)
+    _, document = sarif(capsys, incident)
+    assert all("helpUri" not in rule for rule in document["runs"][0]["tool"]["driver"]["rules"])
+    assert "file://" not in json.dumps(document)
 
 
 def test_rules_url_setting_moves_the_links(capsys, tmp_path):
@@ -107,3 +148,48 @@ def test_sarif_results_equal_the_json_findings(capsys, incident, which):
     assert [(r["ruleId"], r["partialFingerprints"]["guards/v1"]) for r in results] == [
         (f["rule"], f["fingerprint"]) for f in plain["findings"]
     ]
+
+
+def test_a_fixable_finding_carries_its_fix_and_applying_it_is_what_check_fix_writes(
+    capsys, tmp_path
+):
+    (tmp_path / "claims.yaml").write_text(WITHDRAWN_CLAIM, encoding="utf-8")
+    compose = "# Head\n" + STALE_COPY + BODY
+    (tmp_path / "c.yml").write_text(compose, encoding="utf-8")
+    _, document = sarif(capsys, tmp_path, "--select", "C001")
+    [result] = document["runs"][0]["results"]
+    [fix] = result["fixes"]
+    assert fix["description"] == {
+        "text": "replace the stale copy of old-cliff with a guards:claim region"
+    }
+    [change] = fix["artifactChanges"]
+    assert change["artifactLocation"] == {"uri": "c.yml", "uriBaseId": "%SRCROOT%"}
+    [replacement] = change["replacements"]
+    assert replacement["deletedRegion"] == {
+        "startLine": 2,
+        "startColumn": 1,
+        "endLine": 4,
+        "endColumn": 1,
+    }
+    # The copy's two lines (2-3) replaced by the region, as `guards check --fix` writes it.
+    lines = compose.split("\n")
+    applied = "\n".join(lines[:1]) + "\n" + replacement["insertedContent"]["text"]
+    applied += "\n".join(lines[3:])
+    assert run_guards(capsys, "check", "--root", str(tmp_path), "--fix").code == 0
+    assert (tmp_path / "c.yml").read_text(encoding="utf-8") == applied
+    # The stale copy's region ends where its last line does: a real end column.
+    region = result["locations"][0]["physicalLocation"]["region"]
+    assert region == {"startLine": 2, "startColumn": 1, "endLine": 3, "endColumn": 55}
+
+
+def test_a_region_whose_end_the_rule_does_not_know_has_no_end_column(capsys, tmp_path):
+    (tmp_path / "c.yml").write_text("services:\n  vllm:\n    image: vllm/vllm-openai:v0.27.1\n")
+    (tmp_path / "guards.toml").write_text('[header]\npreset = "profile"\n', encoding="utf-8")
+    _, document = sarif(capsys, tmp_path, "--select", "S001")
+    [result] = document["runs"][0]["results"]
+    assert result["locations"][0]["physicalLocation"]["region"] == {
+        "startLine": 1,
+        "startColumn": 1,
+        "endLine": 1,
+    }
+    assert "fixes" not in result

@@ -72,11 +72,12 @@ def test_a_new_finding_is_reported_and_a_fixed_one_listed_as_stale(capsys, small
     result = run_guards(capsys, "check", "--baseline", ".guards-baseline.json", cwd=small)
     assert result.code == 1
     assert result.out == (
-        f"composes/c.yml:1:1: {C001} (lines 1-2), retracted 2026-09-08: A harness artefact.\n"
+        f"composes/c.yml:1:1: {C001[:5]}[*] {C001[5:]} (lines 1-2), retracted 2026-09-08: A "
+        "harness artefact.\n"
         ".guards-baseline.json: 1 entry no longer match a finding; rewrite it with "
         "`guards baseline`\n"
         f"  composes/a.yml:1: {C001} (lines 1-2), retracted 2026-09-08: A harness artefact.\n"
-        "guard suite: 2 pass / 1 fail, 1 baselined\n"
+        "guard suite: 2 pass / 1 fail, 1 baselined, 1 fixable with --fix\n"
     )
 
 

@@ -27,9 +27,9 @@ def test_a_suppressed_finding_is_counted_not_listed(capsys, estate):
     result = run_guards(capsys, "check", cwd=estate)
     assert result.code == 1
     assert result.out == (
-        "composes/b.yml:1:1: C001 repeats withdrawn claim old-cliff (lines 1-2), retracted "
+        "composes/b.yml:1:1: C001 [*] repeats withdrawn claim old-cliff (lines 1-2), retracted "
         "2026-09-08: A harness artefact.\n"
-        "guard suite: 4 pass / 1 fail, 1 suppressed\n"
+        "guard suite: 4 pass / 1 fail, 1 suppressed, 1 fixable with --fix\n"
     )
 
 
@@ -40,9 +40,9 @@ def test_show_suppressed_lists_it_with_its_reason(capsys, estate):
         "retracted 2026-09-08: A harness artefact.\n"
         "    suppressed at composes/a.yml:1: quoted from the 2026-08 incident report, kept on "
         "purpose\n"
-        "composes/b.yml:1:1: C001 repeats withdrawn claim old-cliff (lines 1-2), retracted "
+        "composes/b.yml:1:1: C001 [*] repeats withdrawn claim old-cliff (lines 1-2), retracted "
         "2026-09-08: A harness artefact.\n"
-        "guard suite: 1 pass / 1 fail, 1 suppressed\n"
+        "guard suite: 1 pass / 1 fail, 1 suppressed, 1 fixable with --fix\n"
     )
 
 
@@ -91,11 +91,11 @@ def test_an_expired_per_path_ignore_is_a_finding_at_the_config_line(capsys, esta
     result = run_guards(capsys, "check", cwd=estate)
     assert result.code == 1
     assert result.out == (
-        "composes/b.yml:1:1: C001 repeats withdrawn claim old-cliff (lines 1-2), retracted "
+        "composes/b.yml:1:1: C001 [*] repeats withdrawn claim old-cliff (lines 1-2), retracted "
         "2026-09-08: A harness artefact.\n"
         "guards.toml:4:1: X004 per-path ignore of C001 for 'composes/b.yml' expired on "
         "2001-01-31; its findings are reported again\n"
-        "guard suite: 4 pass / 2 fail, 1 suppressed\n"
+        "guard suite: 4 pass / 2 fail, 1 suppressed, 1 fixable with --fix\n"
     )
 
 
@@ -179,4 +179,4 @@ def test_a_markdown_directive_waives_a_note_finding(capsys, estate):
         "    suppressed at learnings/n.md:3: the operator's words, quoted in the incident timeline\n"
         in result.out
     )
-    assert result.out.endswith("guard suite: 8 pass / 1 fail, 2 suppressed\n")
+    assert result.out.endswith("guard suite: 8 pass / 1 fail, 2 suppressed, 1 fixable with --fix\n")

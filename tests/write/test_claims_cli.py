@@ -274,6 +274,6 @@ def test_retract_then_check_flags_the_remaining_citation(capsys, incident, tmp_p
     )
     result = run_guards(capsys, "check", "--root", str(incident), "--select", "C002")
     assert result.out.splitlines()[0] == (
-        "learnings/qwen3.8-27b.md:5:10: C002 cites claim spec-tax-35387 as current, but "
+        "learnings/qwen3.8-27b.md:5:10: C002 [*] cites claim spec-tax-35387 as current, but "
         "claims.yaml:57 lists it as retracted on 2026-09-08"
     )

@@ -57,7 +57,7 @@ def test_dismiss_records_not_match_and_silences_the_passage(capsys, incident):
     ]
     after = run_guards(capsys, "check", "--root", str(incident), "--select", "C001")
     assert f"{SUPERMAX}:26" not in after.out
-    assert after.out.endswith("guard suite: 2 pass / 19 fail\n")
+    assert after.out.endswith("guard suite: 2 pass / 19 fail, 18 fixable with --fix\n")
     listed = run_guards(
         capsys, "claims", "find", "decode-cliff-1096", "--root", str(incident), "--limit", "99"
     )

@@ -52,7 +52,6 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .. import __version__
 from ..errors import MAX_PATH, printable
 from ..findings import Run, from_json, to_json
 from ..sources.edit import replace_atomically
@@ -201,7 +200,7 @@ def environment() -> list[str]:
         for p in PACKAGE.rglob("*")
         if p.suffix in (".py", ".j2", ".json", ".md") and (s := p.stat())
     )
-    return [f"format {FORMAT}", __version__, sys.version, *code, *distributions()]
+    return [f"format {FORMAT}", sys.version, *code, *distributions()]  # the version: a dist-info name
 
 
 def distributions() -> list[str]:

@@ -18,7 +18,10 @@ signs unified, markdown emphasis and code ticks dropped, ``21,443`` -> ``21443``
   phrase) in other words: it holds at least ``RESTATED_SHARE`` of the statement's weight (words
   weighted by how distinctive they are, ``guards.claims.vocabulary``), at least ``RESTATED_TERMS``
   distinctive words of it, and at least ``RESTATED_SHINGLES`` of the claim's shingles
-  ("interim, use the MTP tier (its cliff is higher) or set SPEC_N=0"),
+  ("interim, use the MTP tier (its cliff is higher) or set SPEC_N=0"), or
+- a sentence denies the subject a match phrase denies, in other words, keeping the phrase's
+  other distinctive words ("nvfp4 KV ... is not available" for "nvfp4 KV does not work at
+  all"; ``guards.claims.denial``),
 
 and no ``not_match`` phrase covers the match. Whether a match is a stale assertion or a
 correction that reuses the old words is decided by the caller (``guards.claims.scan``), which
@@ -42,6 +45,7 @@ from operator import eq, not_, or_
 from sys import intern
 
 from ..sources.numbers import written_out
+from . import denial
 from .figures import NUMBER, figures, is_round, unit_figures
 
 SHINGLE = 3
@@ -63,8 +67,8 @@ MIN_STATEMENT = 2.0  # total weight below which a statement is too plain to rest
 ROUNDING = 1e-9  # relative margin on sums of weights, against float rounding
 MIN_FIGURES = 3  # the claim's figures a unit restates (one of them a range or a decimal) ...
 FIGURE_TERMS = 1  # ... beside this many of its distinctive words (its advice, its rare terms)
-COPY, FIGURES, RESTATED, PHRASE = 0, 1, 2, 3  # kinds of evidence, weakest first
-KINDS = {COPY: "copy", FIGURES: "figures", RESTATED: "restatement", PHRASE: "phrase"}
+COPY, FIGURES, RESTATED, DENIAL, PHRASE = range(5)  # kinds of evidence, weakest first
+KINDS = dict(enumerate(("copy", "figures", "restatement", "denial", "phrase")))
 TOKEN = re.compile(r"[a-z0-9]+(?:[._][a-z0-9]+)*|[\n\x1e]|[.!?;:](?=\s|$)")
 SENTENCE_ENDS = frozenset(".!?;:")
 UNIT_BREAK = "\x1e"  # the ASCII record separator, kept by normalise: one in text is a space
@@ -308,6 +312,11 @@ class ClaimMatcher:
             for w in statement
             if not NUMBER.fullmatch(w) and weight(w) >= DISTINCTIVE
         }
+        # the subjects the match phrases deny ("nvfp4 KV" of "nvfp4 KV does not work")
+        distinctive = {w for p in self.phrases for w in p if weight(w) >= DISTINCTIVE}
+        self.denials = list(
+            dict.fromkeys(d for p in self.phrases if (d := denial.denied(p, distinctive)))
+        )
 
     def find(self, tokens: Tokens) -> list[Match]:
         sequence = tokens.sequence
@@ -327,18 +336,11 @@ class ClaimMatcher:
         copies = _merge([(run[0], run[-1] + SHINGLE - 1, COPY) for run in runs])
         spans = [s for s in copies if held(s[0], s[1]) >= MIN_SHINGLES]
         spans += [(start, end, PHRASE) for start, end in self._phrase_spans(tokens)]
-        # Restatements are for rewordings nothing stronger found: next to a copy or a phrase
-        # they would only stretch it onto neighbouring lines.
-        spans += [
-            (start, end, RESTATED)
-            for start, end in self._restatements(tokens, hits)
-            if all(end < a or start > b for a, b, _ in spans)
-        ]
-        spans += [
-            (start, end, FIGURES)
-            for start, end in figured
-            if all(end < a or start > b for a, b, _ in spans)
-        ]
+        # Denials, restatements and figures are for rewordings nothing stronger found: next to
+        # a copy or a phrase they would only stretch it onto neighbouring lines.
+        weaker = (denial.spans(tokens, self.denials), self._restatements(tokens, hits), figured)
+        for kind, found in zip((DENIAL, RESTATED, FIGURES), weaker, strict=True):
+            spans += [(a, b, kind) for a, b in found if all(b < x or a > y for x, y, _ in spans)]
         excluded = [span for phrase in self.not_match for span in _exact(sequence, phrase)]
         kept = [s for s in spans if not any(a <= s[0] and s[1] <= b for a, b in excluded)]
         return [
@@ -416,9 +418,12 @@ class ClaimMatcher:
     def possible(self, vocabulary: set[str], hits: int) -> bool:
         """Whether a passage using ``vocabulary``, where ``hits`` positions start a shingle of
         the claim, can match it at all: the conditions ``find`` checks before anything else. A
-        copy holds ``MIN_SHINGLES`` hits, a phrase ``PHRASE_SHARE`` of its words, a restatement
-        a statement's words (``_restated``) and ``RESTATED_SHINGLES`` hits."""
+        copy holds ``MIN_SHINGLES`` hits, a phrase ``PHRASE_SHARE`` of its words, a denial its
+        subject's (``denial.possible``), a restatement a statement's words (``_restated``) and
+        ``RESTATED_SHINGLES`` hits."""
         if hits >= MIN_SHINGLES or any(_may_hold(vocabulary, p) for p in self.phrases):
+            return True
+        if denial.possible(vocabulary, self.denials):
             return True
         if len(self.figures) >= MIN_FIGURES and self._may_figure(vocabulary):
             return True
@@ -437,6 +442,8 @@ class ClaimMatcher:
             found.update(rarest[: max(0, len(rarest) - _need(phrase) + 1)])
         for statement, total in self.statements:
             found |= self._statement_anchors(statement, total, frequency)
+        # a denial holds its whole subject: any one word of it will do, the rarest
+        found.update(min(s, key=lambda w: (frequency(w), w)) for s, _ in self.denials)
         return found | self._figure_anchors(frequency)
 
     def _figure_anchors(self, frequency: Callable[[str], int]) -> set[str]:

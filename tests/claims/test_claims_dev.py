@@ -6,8 +6,8 @@ them: a compose-header passage opens a compose, a compose-script passage sits in
 entrypoint, a note passage is a note. The estate is scored twice: the passages alone (the
 vocabulary the guard learns is only theirs), and the passages inside the bundled estate
 (composes, notes and the registry of this repository). This is a report with a regression floor
-(precision on the unambiguous passages, recall on the unambiguous explicit ones), not a gate on a
-perfect score; every number is printed (`pytest -s`).
+at the target of the set (precision 0.95 on all passages, recall 0.9 on the explicit stale ones),
+not a gate on a perfect score; every number is printed (`pytest -s`).
 """
 
 import shutil
@@ -83,16 +83,16 @@ def report(label: str, outcome: dict[str, dict[str, list[str]]]) -> tuple[float,
             f"(tp {tp}, fp {fp}, fn {fn}, tn {len(out['tn'])}); false positives {out['fp']}; "
             f"misses {out['fn']}"
         )
-    out = outcome["unambiguous"]
+    out = outcome["all"]
     precision = len(out["tp"]) / max(1, len(out["tp"]) + len(out["fp"]))
-    explicit = outcome["explicit-unambiguous"]
+    explicit = outcome["explicit"]
     recall = len(explicit["tp"]) / max(1, len(explicit["tp"]) + len(explicit["fn"]))
     return precision, recall
 
 
 def test_dev_passages_alone(tmp_path):
     precision, recall = report("alone", score(tmp_path, "version: 1\nclaims:\n" + dev_claims()))
-    assert precision >= 0.9 and recall >= 0.8
+    assert precision >= 0.95 and recall >= 0.9
 
 
 def test_dev_passages_inside_the_bundled_estate(tmp_path):
@@ -100,4 +100,4 @@ def test_dev_passages_inside_the_bundled_estate(tmp_path):
         shutil.copytree(ROOT / folder, tmp_path / folder)
     registry = (ROOT / "claims.yaml").read_text(encoding="utf-8").rstrip("\n") + "\n"
     precision, recall = report("in estate", score(tmp_path, registry + dev_claims()))
-    assert precision >= 0.9 and recall >= 0.8
+    assert precision >= 0.95 and recall >= 0.9

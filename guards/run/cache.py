@@ -200,7 +200,12 @@ def environment() -> list[str]:
         for p in PACKAGE.rglob("*")
         if p.suffix in (".py", ".j2", ".json", ".md") and (s := p.stat())
     )
-    return [f"format {FORMAT}", sys.version, *code, *distributions()]  # the version: a dist-info name
+    return [
+        f"format {FORMAT}",
+        sys.version,
+        *code,
+        *distributions(),
+    ]  # the version: a dist-info name
 
 
 def distributions() -> list[str]:

@@ -1,8 +1,10 @@
+import functools
 import os
 import shutil
 from pathlib import Path
 
 import pytest
+import typer.main
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "club-3090-sample"
@@ -19,6 +21,17 @@ def no_cache(monkeypatch):
         monkeypatch.setenv("GUARDS_CACHE_DIR", shared)
     else:
         monkeypatch.setenv("GUARDS_NO_CACHE", "1")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def cli_built_once():
+    """Build the click command of the ``guards`` app once per test process. ``main()`` asks
+    typer for it on every call, and typer rebuilds it from the commands' signatures each time
+    (3 ms: once per run of the console script, but thousands of times over the in-process runs
+    of the suite). Nothing changes the app after import, so each build is the same command."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(typer.main, "get_command", functools.cache(typer.main.get_command))
+        yield
 
 
 @pytest.fixture

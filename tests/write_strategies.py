@@ -21,7 +21,7 @@ from pathlib import Path
 from hypothesis import strategies as st
 
 from .cli_helpers import STALE_COPY
-from .fuzz_strategies import EstateCase, base_config, estates, one_in
+from .fuzz_strategies import EstateCase, base_config, estates, one_in, sampled
 
 SCRAPES = Path(__file__).parent / "fixtures" / "scrapes"
 DATE = "2026-11-30"
@@ -166,7 +166,7 @@ def scalar(draw, value: str) -> str:
         styles.append("plain")
     if not any(ch in value for ch in "\n\u2028\x85\u2029\t"):
         styles.append("single")
-    style = draw(st.sampled_from(styles))
+    style = draw(sampled(styles))
     if style == "plain":
         return value
     if style == "single":
@@ -205,12 +205,12 @@ class Marks:
 
     def comment(self, draw, indent: int = 0) -> str:
         self.count += 1
-        return f"{' ' * indent}# note {self.count}: {draw(st.sampled_from(COMMENT_TEXT))}"
+        return f"{' ' * indent}# note {self.count}: {draw(sampled(COMMENT_TEXT))}"
 
     def trailing(self, draw) -> str:
         if not one_in(draw, 3):
             return ""
-        gap = draw(st.sampled_from(("  ", " ", "   ")))
+        gap = draw(sampled(("  ", " ", "   ")))
         return gap + self.comment(draw)
 
 
@@ -218,7 +218,7 @@ def _spaces(draw, line: str) -> str:
     """A line, now and then with trailing spaces (or a tab, which only libyaml reads)."""
     if line.endswith(("\u2028", "\x85")):  # the spaces would open the next line
         return line
-    return line + draw(st.sampled_from(("",) * 10 + ("  ", " ", "\t")))
+    return line + draw(sampled(("",) * 10 + ("  ", " ", "\t")))
 
 
 # --- registries -----------------------------------------------------------------------------
@@ -226,7 +226,7 @@ def _spaces(draw, line: str) -> str:
 
 def claim_values(draw, index: int, status: str) -> dict:
     """A claim's fields (in the registry's order, a few left out), as Python values."""
-    claim: dict = {"id": f"claim-{index}", "title": draw(st.sampled_from(FILE_VALUES))}
+    claim: dict = {"id": f"claim-{index}", "title": draw(sampled(FILE_VALUES))}
     claim["status"] = status
     if draw(st.booleans()):
         claim["asserted"] = "2026-08-25"
@@ -263,7 +263,7 @@ def claim_values(draw, index: int, status: str) -> dict:
         claim["refs"] = ["#1052", "vllm#35387"][: draw(st.integers(1, 2))]
     if one_in(draw, 2):
         claim["evidence"] = [
-            {"source": draw(st.sampled_from(FILE_VALUES)), "date": "2026-08-26"}
+            {"source": draw(sampled(FILE_VALUES)), "date": "2026-08-26"}
             for _ in range(draw(st.integers(1, 2)))
         ]
     if one_in(draw, 3):
@@ -277,7 +277,7 @@ def _block_scalar(draw, value: str, column: int) -> list[str]:
     pad = " " * column
     if lines[0].startswith(" "):
         return ["|2-", *(pad + line if line else "" for line in lines)]
-    style = draw(st.sampled_from(("|-", "|-", "|", ">-"))) if "#" not in value else "|-"
+    style = draw(sampled(("|-", "|-", "|", ">-"))) if "#" not in value else "|-"
     if style == ">-":  # folded: a blank line between lines keeps the break
         return [">-", *(pad + line if line else "" for line in "\n\n".join(lines).split("\n"))]
     if style == "|":
@@ -305,7 +305,7 @@ def _value(draw, marks: Marks, value, column: int) -> list[str]:
 
 
 def _list(draw, marks: Marks, items: list, column: int) -> list[str]:
-    style = draw(st.sampled_from(("flow", "flow-lines", "block", "block-compact")))
+    style = draw(sampled(("flow", "flow-lines", "block", "block-compact")))
     if len(items) == 1 and isinstance(items[0], str) and one_in(draw, 5):
         return [" " + scalar(draw, items[0])]  # a bare string stands for a list of one
     if style == "flow":
@@ -322,7 +322,7 @@ def _list(draw, marks: Marks, items: list, column: int) -> list[str]:
     rows = [marks.trailing(draw)]
     for item in items:
         if one_in(draw, 3):
-            rows.append(marks.comment(draw, draw(st.sampled_from((0, column, len(dash))))))
+            rows.append(marks.comment(draw, draw(sampled((0, column, len(dash))))))
         if isinstance(item, dict):
             rows += _block_item(draw, marks, item, len(dash))
         else:
@@ -343,7 +343,7 @@ def _block_item(draw, marks: Marks, item: dict, dash: int) -> list[str]:
     """A mapping as a block-list item: ``- key: value`` and its further keys below."""
     if one_in(draw, 4):
         return [" " * dash + "- " + _flow_item(draw, item) + marks.trailing(draw)]
-    gap = draw(st.sampled_from((1, 1, 3)))
+    gap = draw(sampled((1, 1, 3)))
     column = dash + 1 + gap
     rows: list[str] = []
     for n, (key, value) in enumerate(item.items()):
@@ -357,12 +357,12 @@ def claim_lines(draw, marks: Marks, claim: dict, dash: int) -> list[str]:
     """One claim as an item of the block list ``claims:`` (its ``-`` at column ``dash``)."""
     if one_in(draw, 10):
         return [" " * dash + "- " + _flow_item(draw, claim) + marks.trailing(draw)]
-    gap = draw(st.sampled_from((1, 1, 1, 3)))
+    gap = draw(sampled((1, 1, 1, 3)))
     column = dash + 1 + gap
     rows: list[str] = []
     for n, (key, value) in enumerate(claim.items()):
         if n and one_in(draw, 6):
-            rows.append(marks.comment(draw, draw(st.sampled_from((0, column)))))
+            rows.append(marks.comment(draw, draw(sampled((0, column)))))
         if n and one_in(draw, 10):
             rows.append("")
         first, *rest = _value(draw, marks, value, column)
@@ -374,17 +374,17 @@ def claim_lines(draw, marks: Marks, claim: dict, dash: int) -> list[str]:
 def registry_text(draw, marks: Marks, claims: list[dict], flow_list: bool = False) -> str:
     """A registry holding ``claims``, laid out as hand-kept registries are."""
     rows = [marks.comment(draw) for _ in range(draw(st.integers(0, 2)))]
-    version = draw(st.sampled_from(("first", "first", "last", "none")))
+    version = draw(sampled(("first", "first", "last", "none")))
     if version == "first":
         rows.append("version: 1" + marks.trailing(draw))
     if flow_list:
         rows.append("claims: [" + ", ".join(_flow_item(draw, c) for c in claims) + "]")
     else:
         rows.append("claims:" + marks.trailing(draw))
-        dash = draw(st.sampled_from((0, 2, 2)))
+        dash = draw(sampled((0, 2, 2)))
         for claim in claims:
             for _ in range(draw(st.integers(0, 2)) if one_in(draw, 2) else 0):
-                rows.append(marks.comment(draw, draw(st.sampled_from((0, dash, dash + 2)))))
+                rows.append(marks.comment(draw, draw(sampled((0, dash, dash + 2)))))
             if one_in(draw, 3):
                 rows.append("")
             rows += claim_lines(draw, marks, claim, dash)
@@ -401,7 +401,7 @@ def claim_sets(draw, required: tuple[dict, ...] = ()) -> list[dict]:
     count = draw(st.integers(0 if required else 1, 4))
     claims = [*required]
     for index in range(count):
-        claims.append(claim_values(draw, index, draw(st.sampled_from(statuses))))
+        claims.append(claim_values(draw, index, draw(sampled(statuses))))
     return draw(st.permutations(claims)) if len(claims) > 1 and one_in(draw, 3) else claims
 
 
@@ -486,7 +486,7 @@ def registries(draw, required: tuple[dict, ...] = ()) -> tuple[str, list[dict], 
 
 
 def _plain(draw, values: tuple[str, ...], plain: tuple[str, ...]) -> tuple[str, bool]:
-    value = draw(st.sampled_from(plain if draw(st.booleans()) else values))
+    value = draw(sampled(plain if draw(st.booleans()) else values))
     return value, value in plain
 
 
@@ -494,7 +494,7 @@ def _plain(draw, values: tuple[str, ...], plain: tuple[str, ...]) -> tuple[str, 
 def add_cases(draw) -> WriteCase:
     text, claims, layout, marks = draw(registries())
     ids = [c["id"] for c in claims]
-    new_id = draw(st.sampled_from(("new-claim", "n", "new-claim-2", *ids[:1], "Bad_Id")))
+    new_id = draw(sampled(("new-claim", "n", "new-claim-2", *ids[:1], "Bad_Id")))
     title, plain_title = _plain(draw, ARGUMENTS, PLAIN_ARGUMENTS)
     wording, plain_wording = _plain(draw, WORDINGS, PLAIN_WORDINGS)
     matches = draw(st.lists(st.sampled_from(ARGUMENTS), max_size=2))
@@ -569,8 +569,8 @@ fp8 KV costs 32,768 bytes per token on this model.
 @st.composite
 def find_cases(draw) -> WriteCase:
     text, _, layout, marks = draw(registries(required=(OLD_CLIFF, KV_BYTES)))
-    target = draw(st.sampled_from(("old-cliff", "kv-bytes")))
-    mode = draw(st.sampled_from(("confirm", "dismiss")))
+    target = draw(sampled(("old-cliff", "kv-bytes")))
+    mode = draw(sampled(("confirm", "dismiss")))
     note = FIND_NOTE.replace("\n", "\r\n") if draw(st.booleans()) else FIND_NOTE
     compose = STALE_COPY + BODY
     files = {
@@ -600,10 +600,10 @@ SCRAPE_PAIRS = (
 @st.composite
 def evidence_cases(draw) -> WriteCase:
     text, claims, layout, marks = draw(registries())
-    target = draw(st.sampled_from([c["id"] for c in claims]))
-    scrapes = draw(st.sampled_from(SCRAPE_PAIRS))
+    target = draw(sampled([c["id"] for c in claims]))
+    scrapes = draw(sampled(SCRAPE_PAIRS))
     engine, plain_engine = _plain(draw, ARGUMENTS, PLAIN_ARGUMENTS)
-    note = draw(st.sampled_from((None, *ARGUMENTS)))
+    note = draw(sampled((None, *ARGUMENTS)))
     args = ["claims", "evidence", "add", target, "--scrape", f"../inputs/{scrapes[0]}"]
     args += [f"../inputs/{s}" for s in scrapes[1:]]
     args += [f"--engine={engine}", "--date", DATE]
@@ -706,7 +706,7 @@ def fix_composes(draw, marks: Marks) -> tuple[str, list[Copy]]:
         else:
             rows.append(marks.comment(draw, 6))
         rows += ["      - --max-num-seqs", "      - '4'" + marks.trailing(draw)]
-    rows += ["    environment:", f"      NOTE: {scalar(draw, draw(st.sampled_from(FILE_VALUES)))}"]
+    rows += ["    environment:", f"      NOTE: {scalar(draw, draw(sampled(FILE_VALUES)))}"]
     if "script" in slots:
         rows += ["    entrypoint:", "      - /bin/sh", "      - -c", "      - |"]
         copies.append(Copy([len(rows), len(rows) + 1], False, False))
@@ -756,8 +756,8 @@ def region_rows(draw, indent: int) -> tuple[list[str], str, str]:
     """A region: its marker lines and body as written (empty, stale words, or edited by hand:
     a body its recorded checksum does not match); its name; its body's kind."""
     pad = " " * indent
-    name = draw(st.sampled_from(REGION_NAMES))
-    body = draw(st.sampled_from(("empty", "stale", "edited")))
+    name = draw(sampled(REGION_NAMES))
+    body = draw(sampled(("empty", "stale", "edited")))
     rows = [f"{pad}# >>> guards:{name}"]
     if body != "empty":
         rows.append(f"{pad}# stale words")
@@ -799,7 +799,7 @@ def regen_composes(draw, marks: Marks) -> tuple[str, Regions]:
 
     if "top" in slots:
         plant(0)
-    rows += ["x-data:", f"  k: {scalar(draw, draw(st.sampled_from(FILE_VALUES)))}"]
+    rows += ["x-data:", f"  k: {scalar(draw, draw(sampled(FILE_VALUES)))}"]
     rows += ["services:", "  vllm:"]
     if "service" in slots:
         plant(4)
@@ -832,9 +832,9 @@ def regen_cases(draw) -> WriteCase:
         name = f"composes/r{index}.yml"
         files[name] = draw(layouts()).encode(compose)
         regions[name] = found
-    mode = draw(st.sampled_from(("", "", "--force", "--force", "--check", "--diff")))
+    mode = draw(sampled(("", "", "--force", "--force", "--check", "--diff")))
     force = mode == "--force"
-    templates = draw(st.sampled_from(("none", "inside", "inside", "none", "inside", "link")))
+    templates = draw(sampled(("none", "inside", "inside", "none", "inside", "link")))
     case = WriteCase(
         "regen",
         files,
@@ -857,7 +857,7 @@ def baseline_cases(draw) -> WriteCase:
     estate: EstateCase = draw(estates(mutate=one_in(draw, 3)))
     at = estate.args.index("--config") if "--config" in estate.args else len(estate.args)
     config = list(estate.args[at : at + 2])
-    where = draw(st.sampled_from(("default", "default", "output", "link", "dangling", "out-link")))
+    where = draw(sampled(("default", "default", "output", "link", "dangling", "out-link")))
     args = ["baseline", *config]
     case = WriteCase("baseline", dict(estate.files), (), expect={"where": where})
     target = ".guards-baseline.json"

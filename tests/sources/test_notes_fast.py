@@ -297,33 +297,52 @@ SPECIAL_LINES = (
 )
 
 
+# The strategies the composites below draw from, made once: hypothesis makes a new strategy
+# on each call and works out its properties on its first draw, which inside the draws of every
+# example was most of this file's time. The same strategies, so the same examples.
+PIECES = st.lists(st.sampled_from(INLINE), max_size=10)
+BREAK = st.sampled_from(("  \n", "\n"))
+INDENTS = st.sampled_from(("", "", "", " ", "  ", "   ", "    "))
+STARTS = st.sampled_from(BLOCK_STARTS)
+SPECIAL = st.sampled_from(SPECIAL_LINES)
+CONTAINER_MARKERS = ("> ", ">", "- ", "1. ", "* ", "  - ", "10) ")
+MARKERS = st.sampled_from(CONTAINER_MARKERS)
+RESTS = {m: st.sampled_from(("> ", "  ", "   ", "", " " * len(m))) for m in CONTAINER_MARKERS}
+
+
 @st.composite
 def inline_text(draw) -> str:
-    pieces = draw(st.lists(st.sampled_from(INLINE), max_size=10))
+    pieces = draw(PIECES)
     if draw(st.booleans()):
-        pieces.insert(draw(st.integers(0, len(pieces))), draw(st.sampled_from(("  \n", "\n"))))
+        pieces.insert(draw(st.integers(0, len(pieces))), draw(BREAK))
     return "".join(pieces)
+
+
+INLINE_TEXT = inline_text()
 
 
 @st.composite
 def line(draw) -> str:
     if draw(st.integers(0, 5)) == 0:
-        return draw(st.sampled_from(SPECIAL_LINES))
-    indent = draw(st.sampled_from(("", "", "", " ", "  ", "   ", "    ")))
-    return indent + draw(st.sampled_from(BLOCK_STARTS)) + draw(inline_text())
+        return draw(SPECIAL)
+    indent = draw(INDENTS)
+    return indent + draw(STARTS) + draw(INLINE_TEXT)
+
+
+LINES = st.lists(line(), min_size=1, max_size=5)
 
 
 @st.composite
 def leaf(draw) -> list[str]:
-    return draw(st.lists(line(), min_size=1, max_size=5))
+    return draw(LINES)
 
 
 @st.composite
 def contained(draw, children: st.SearchStrategy[list[str]]) -> list[str]:
     """A quote or list item around generated lines, continuation indented or lazy."""
     inner = draw(children)
-    marker = draw(st.sampled_from(("> ", ">", "- ", "1. ", "* ", "  - ", "10) ")))
-    rest = draw(st.sampled_from(("> ", "  ", "   ", "", " " * len(marker))))
+    marker = draw(MARKERS)
+    rest = draw(RESTS[marker])
     return [marker + inner[0]] + [rest + text for text in inner[1:]]
 
 

@@ -7,9 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import shutil
-import subprocess
-import sys
-import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -27,6 +25,7 @@ from guards.write.registry_edits import add_claim_edits, append_edits, retract_e
 
 from ..cli_helpers import run_guards, tree_digest
 from ..conftest import FIXTURES
+from ..fuzz_props import forked, run_in_process
 
 HEAD = "claims:\n  - id: a\n    title: A\n    status: active\n"
 RUAMEL_SAFE = YAML(typ="safe", pure=True)
@@ -464,31 +463,33 @@ def test_a_change_made_while_the_new_text_is_written_is_refused(tmp_path, monkey
 
 # -- the write lock: every write command -------------------------------------------------------
 
-HOLD = (
-    "import sys\nfrom pathlib import Path\nfrom guards.sources import edit\n"
-    "with edit.locked(Path(sys.argv[1]), 'held', wait=5):\n"
-    "    print('held', flush=True)\n    sys.stdin.read()\n"
-)
-
 
 @pytest.fixture
 def hold_lock():
     """Hold the write lock on a file's folder from another process until the test ends."""
-    holders: list[subprocess.Popen] = []
+    holders: list[tuple[int, Callable[[], object]]] = []
 
     def hold(path: Path) -> None:
-        holder = subprocess.Popen(
-            [sys.executable, "-c", HOLD, str(path)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        holders.append(holder)
-        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        ready_read, ready_write = os.pipe()
+        release_read, release_write = os.pipe()
+
+        def holder() -> None:
+            os.close(release_write)  # the read below ends when the test closes its copy
+            with edit.locked(path, "held", wait=5):
+                os.write(ready_write, b"held")
+                os.read(release_read, 1)
+
+        done = forked(holder)
+        os.close(ready_write)
+        os.close(release_read)
+        assert os.read(ready_read, 4) == b"held"
+        os.close(ready_read)
+        holders.append((release_write, done))
 
     yield hold
-    for holder in holders:
-        holder.communicate("", timeout=10)
+    for release_write, done in holders:
+        os.close(release_write)
+        done()
 
 
 WRITE_COMMANDS = [
@@ -568,19 +569,16 @@ def test_a_lock_wait_setting_that_is_not_seconds_is_refused(capsys, small, monke
 
 # -- concurrent writers ------------------------------------------------------------------------
 
-GUARDS = [sys.executable, "-c", "from guards.cli import main; main()"]
 
-
-def add_in_turn(root: Path, ids: list[str], codes: dict[str, tuple[int, str]]) -> None:
+def add_in_turn(root: Path, ids: list[str]) -> dict[str, tuple[int | None, str]]:
+    """``claims add`` of each id, one after the other, each a guards run in a process of its
+    own: the exit code and stderr of each."""
+    codes = {}
     for claim_id in ids:
-        done = subprocess.run(
-            [*GUARDS, "claims", "add", claim_id, "--title", claim_id, "--text-file", "t.txt"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        codes[claim_id] = (done.returncode, done.stderr)
+        args = ("claims", "add", claim_id, "--title", claim_id, "--text-file", "t.txt")
+        outcome = forked(lambda args=args: run_in_process(args, root, 120))()
+        codes[claim_id] = (outcome.code, outcome.err)
+    return codes
 
 
 @pytest.mark.parametrize(
@@ -599,12 +597,8 @@ def test_concurrent_adds_lose_no_claim(tmp_path, padding, each):
     (root / "claims.yaml").write_text(registry, encoding="utf-8")
     (root / "t.txt").write_text("The wording.\n", encoding="utf-8")
     lanes = [[f"lane-{lane}-claim-{n}" for n in range(each)] for lane in (1, 2)]
-    codes: dict[str, tuple[int, str]] = {}
-    threads = [threading.Thread(target=add_in_turn, args=(root, ids, codes)) for ids in lanes]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    running = [forked(lambda ids=ids: add_in_turn(root, ids)) for ids in lanes]
+    codes = {claim_id: code for wait in running for claim_id, code in wait().items()}
     present = load(root / "claims.yaml", "claims.yaml").ids
     wanted = {claim_id for ids in lanes for claim_id in ids}
     assert {claim_id: code for claim_id, code in codes.items() if code[0] != 0} == {}
@@ -810,10 +804,19 @@ claims:
     evidence: [{source: bench}]
 """
 
+# The nasty values with the very long line at 1,253 characters instead of 100,000: the writer
+# has no path that depends on a value's length (no width, no threshold), so past YAML's
+# 1,024-character limit on implicit keys it takes the path it takes at 100 KB, which
+# test_every_reader_loads_a_written_value_back_as_it_was reads back on its own. At 100 KB the
+# pure-Python readers spent 0.2 s on each read of a registry holding it, most of this test's
+# time. The list keeps its length and order, so the examples are the same.
+EDITED = [
+    "word " * 250 + "end" if name == "very-long-line" else value for name, value in NASTY.items()
+]
 texts = st.one_of(
     st.text(max_size=40),
-    st.sampled_from(list(NASTY.values())),
-    st.lists(st.sampled_from(list(NASTY.values())) | st.text(max_size=8), max_size=4).map("".join),
+    st.sampled_from(EDITED),
+    st.lists(st.sampled_from(EDITED) | st.text(max_size=8), max_size=4).map("".join),
     st.lists(st.text(st.characters(blacklist_categories=("Cs",)), max_size=10), max_size=4).map(
         "\n".join
     ),

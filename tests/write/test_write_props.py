@@ -18,7 +18,8 @@ generated registries, composes and estates of ``tests/write_strategies.py``:
 - exit 0, 1 or 2 only, every error one ``guards: error: ...`` line; a plain edit (values and
   layouts with nothing odd about them) is never refused.
 
-Runs are in-process (``tests/fuzz_props.run_in_process``), the races as subprocesses.
+Runs are in-process (``tests/fuzz_props.run_in_process``), each racer in a process of its own
+(``tests/fuzz_props.forked``).
 Derandomized and without shrinking, as ``tests/test_fuzz.py``: a failure prints the case and
 every property it broke. ``tools/fuzz_campaign.py --writes`` runs the same properties at
 length and keeps a shrunk reproducer per class.
@@ -26,6 +27,9 @@ length and keeps a shrunk reproducer per class.
 
 from __future__ import annotations
 
+import contextlib
+import copy
+import functools
 import json
 import os
 import re
@@ -33,6 +37,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,6 +56,7 @@ from ..fuzz_props import (
     Outcome,
     Violation,
     crash_kind_from_log,
+    forked,
     run_in_process,
     stem,
 )
@@ -224,6 +230,14 @@ def normal(value: Any) -> Any:
 
 
 def read_all(data: bytes) -> dict[str, Any]:
+    """What each reader loads from ``data`` (a refusal as ``<ErrorName>``), a copy the caller
+    may change: the checks of one case ask for the same bytes up to five times, and the pure
+    Python readers are most of what they cost, so each content is read once."""
+    return copy.deepcopy(_read_all(data))
+
+
+@functools.lru_cache(maxsize=16)
+def _read_all(data: bytes) -> dict[str, Any]:
     loaded = {}
     for name, load in READERS.items():
         try:
@@ -1139,30 +1153,38 @@ def test_fix_keeps_a_hand_written_line_inside_a_stale_copy():
 
 # --- races ----------------------------------------------------------------------------------
 
-# Each racer imports guards, says it is ready and waits until every racer is: their
-# read-verify-write spans then start within milliseconds of each other on every run.
-LAUNCH = (
-    "import contextlib, os, sys, time\n"
-    "from guards.cli import main\n"
-    "barrier, count = sys.argv[1], int(sys.argv[2])\n"
-    "def meet(folder):\n"
-    "    os.makedirs(folder, exist_ok=True)\n"
-    "    open(os.path.join(folder, str(os.getpid())), 'w').close()\n"
-    "    give_up = time.monotonic() + 60\n"
-    "    while len(os.listdir(folder)) < count and time.monotonic() < give_up:\n"
-    "        time.sleep(0.002)\n"
-    "if os.environ.get('RACE_WITHOUT_LOCK'):\n"
-    "    import guards.sources.edit\n"
-    "    @contextlib.contextmanager\n"
-    "    def unlocked(*args, **kwargs):\n"
-    "        meet(os.path.join(barrier, 'inside'))\n"
-    "        yield\n"
-    "    guards.sources.edit.locked = unlocked\n"
-    "meet(os.path.join(barrier, 'start'))\n"
-    "sys.argv = ['guards', *sys.argv[3:]]\n"
-    "main()\n"
-)
+# Each racer is a forked copy of this process (guards already imported), so it is ready at
+# once; it says so and waits until every racer is: their read-verify-write spans then start
+# within milliseconds of each other on every run.
 RACE_CLAIMS = 400  # a registry this size takes about 0.1 s to verify: the spans overlap
+
+
+def meet(folder: Path, count: int) -> None:
+    """Wait (at most a minute) until ``count`` racers have arrived in ``folder``."""
+    folder.mkdir(exist_ok=True)
+    (folder / str(os.getpid())).touch()
+    give_up = time.monotonic() + 60
+    while len(os.listdir(folder)) < count and time.monotonic() < give_up:
+        time.sleep(0.002)
+
+
+def racer(
+    root: Path, args: tuple[str, ...], barrier: Path, count: int, lock: bool
+) -> subprocess.CompletedProcess:
+    """One racer, in its own process: the command once every racer is ready (without the
+    lock: the racers also meet where the lock would be taken, so their spans overlap)."""
+    if not lock:
+        import guards.sources.edit
+
+        @contextlib.contextmanager
+        def unlocked(*args, **kwargs):
+            meet(barrier / "inside", count)
+            yield
+
+        guards.sources.edit.locked = unlocked  # in this racer's process only
+    meet(barrier / "start", count)
+    outcome = run_in_process(args, root, 120)
+    return subprocess.CompletedProcess(args, outcome.code, outcome.out, outcome.err)
 
 
 def race(
@@ -1170,28 +1192,12 @@ def race(
 ) -> list[subprocess.CompletedProcess]:
     """Run ``commands`` in ``root`` at once, each in its own process (``lock=False``: with
     the write lock taken away, to show that the race is real)."""
-    python = ROOT / ".venv" / "bin" / "python"
     barrier = Path(tempfile.mkdtemp(prefix="barrier-", dir=root.parent))
-    env = {**os.environ, "GUARDS_NO_CACHE": "1"}
-    if not lock:
-        env["RACE_WITHOUT_LOCK"] = "1"
     running = [
-        subprocess.Popen(
-            [str(python), "-c", LAUNCH, str(barrier), str(len(commands)), *args],
-            cwd=root,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=env,
-        )
+        forked(lambda args=args: racer(root, args, barrier, len(commands), lock))
         for args in commands
     ]
-    done = []
-    for process, args in zip(running, commands, strict=True):
-        out, err = process.communicate(timeout=120)
-        done.append(
-            subprocess.CompletedProcess(args, process.returncode, out.decode(), err.decode())
-        )
-    return done
+    return [wait() for wait in running]
 
 
 def race_estate(tmp_path: Path) -> Path:

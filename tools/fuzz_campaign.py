@@ -336,7 +336,7 @@ def run_writes(
 ) -> None:
     """``count`` cases of one kind (``tests/write_strategies.py:CASES``), each run twice and
     checked; a run that declined its input cleanly is counted in ``refused``."""
-    from tests import test_write_props as writes
+    from tests.write import test_write_props as writes
     from tests.write_strategies import CASES
 
     @_settings(count, seed_value)
@@ -357,7 +357,7 @@ def run_writes(
 
 
 def run_races(campaign: Campaign, rounds: int, deadline: float) -> None:
-    from tests import test_write_props as writes
+    from tests.write import test_write_props as writes
 
     for _ in range(rounds):
         for name, race in writes.RACES.items():
@@ -372,7 +372,7 @@ def run_races(campaign: Campaign, rounds: int, deadline: float) -> None:
 def shrink_write(failure: Failure) -> None:
     """Fewer and shorter files (and inputs) for which the case still breaks the same
     property."""
-    from tests import test_write_props as writes
+    from tests.write import test_write_props as writes
     from tests.write_strategies import WriteCase
 
     case = failure.example
@@ -412,7 +412,7 @@ def shrink_write(failure: Failure) -> None:
 
 
 def save_write(failure: Failure, folder: Path) -> None:
-    from tests import test_write_props as writes
+    from tests.write import test_write_props as writes
     from tests.write_strategies import WriteCase
 
     folder.mkdir(parents=True, exist_ok=True)

@@ -40,11 +40,13 @@ def check(target, context: Context) -> list[Finding] | None:
     registry = context.estate.registry
     if not registry.claims:
         return None  # no registry yet: every citation would be "unknown"
-    findings = []
+    findings, known, nearest = [], sorted(registry.ids), {}
     for citation in target.citations:
         if registry.get(citation.claim_id) is not None:
             continue
-        close = difflib.get_close_matches(citation.claim_id, sorted(registry.ids), n=1)
+        if citation.claim_id not in nearest:  # once per id: a note may cite one id 20,000 times
+            nearest[citation.claim_id] = difflib.get_close_matches(citation.claim_id, known, n=1)
+        close = nearest[citation.claim_id]
         hint = (
             f"did you mean claim:{close[0]}?"
             if close

@@ -581,9 +581,13 @@ def add_in_turn(root: Path, ids: list[str]) -> dict[str, tuple[int | None, str]]
     return codes
 
 
+# Two adds a lane on the large registry: each add spends most of its 0.6 s between reading and
+# renaming, so the lanes, started together, contend from their first add. With the lock taken
+# away, two a lane fail 6 runs in 6 (refused by the check before the rename, or, without that
+# check either, claims lost), as three did; a third add only repeated the second.
 @pytest.mark.parametrize(
     "padding, each",
-    [pytest.param(0, 10, id="small-registry"), pytest.param(20_000_000, 3, id="20-mb-registry")],
+    [pytest.param(0, 10, id="small-registry"), pytest.param(20_000_000, 2, id="20-mb-registry")],
 )
 def test_concurrent_adds_lose_no_claim(tmp_path, padding, each):
     """Two processes adding claims to one registry at once, each add a separate guards run:

@@ -79,7 +79,7 @@ def note_invocations(note: Note) -> list[Invocation]:
     """Every engine invocation in a note's code blocks and inline code spans."""
     found: list[Invocation] = []
     for block in note.blocks:
-        if block.retraction is not None or block.quoted:
+        if not block.current:
             continue
         if block.kind == "code":
             lines = _command_lines(note, block)
@@ -237,7 +237,7 @@ def compose_starts(note: Note) -> list[ComposeStart]:
     starts services."""
     found: list[ComposeStart] = []
     for block in note.blocks:
-        if block.kind != "code" or block.retraction is not None or block.quoted:
+        if block.kind != "code" or not block.current:
             continue
         for command in Script([], {}, _command_lines(note, block)).commands():
             start = compose_start(command, block.section)

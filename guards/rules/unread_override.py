@@ -276,7 +276,7 @@ def _build(estate: Estate) -> Wiring:
         s
         for note in estate.notes
         for block in note.blocks
-        if block.kind == "paragraph" and block.retraction is None and not block.quoted
+        if block.kind == "paragraph" and block.current
         for s in said.universal(note, block)
     )
     return Wiring(frozenset(reached), frozenset(passed), sources, owners, settings, universal)

@@ -4,6 +4,7 @@ hosts, what every variable of a compose is)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import replace
 
 from ...sources.notes.notes import Block, Note
@@ -77,7 +78,7 @@ def note_statements(note: Note) -> list[Statement]:
     """Every statement a note makes, in every layout."""
     found: list[Statement] = []
     for block in note.blocks:
-        if block.retraction is not None or block.quoted:
+        if not block.current:
             continue
         if block.kind == "table":
             said = tables(note, block)
@@ -222,6 +223,17 @@ def shell(note: Note, block: Block) -> list[Statement]:
     return found
 
 
+def _matches(
+    note: Note, block: Block, patterns: tuple[re.Pattern[str], ...]
+) -> Iterator[tuple[int, re.Pattern[str], re.Match[str]]]:
+    """Each match of ``patterns`` in the block's source lines, line by line, pattern by pattern."""
+    for line, _ in block.line_texts:
+        raw = note.lines[line - 1]
+        for pattern in patterns:
+            for match in pattern.finditer(raw):
+                yield line, pattern, match
+
+
 def sentences(note: Note, block: Block) -> list[Statement]:
     """A variable's stated default, and a local port beside the service it opens."""
     found = []
@@ -287,15 +299,12 @@ def hosts(note: Note, block: Block) -> list[Statement]:
     or more, whose last card is not known."""
     found = []
     cut: Sentences | None = None  # cut on the first match
-    for line, _ in block.line_texts:
-        raw = note.lines[line - 1]
-        for pattern in HOST:
-            for match in pattern.finditer(raw):
-                passage = (cut := cut or Sentences(block)).at(line, match.group(0))
-                bound = match.groupdict().get("more") or LOWER_BOUND.search(passage)
-                value = match.group("value") + ("+" if bound else "")
-                column = match.start("value") + 1
-                found.append(Statement(None, "host_gpus", value, note.path, line, column, "host"))
+    for line, _, match in _matches(note, block, HOST):
+        passage = (cut := cut or Sentences(block)).at(line, match.group(0))
+        bound = match.groupdict().get("more") or LOWER_BOUND.search(passage)
+        value = match.group("value") + ("+" if bound else "")
+        column = match.start("value") + 1
+        found.append(Statement(None, "host_gpus", value, note.path, line, column, "host"))
     return sorted(found, key=lambda s: (s.line, s.column))
 
 
@@ -306,15 +315,13 @@ def universal(note: Note, block: Block) -> list[Statement]:
     "all variables" unqualified counts: "all GPU tuning knobs are configurable" is about some."""
     found = []
     cut: Sentences | None = None  # cut on the first match
-    for line, _ in block.line_texts:
-        raw = note.lines[line - 1]
-        for match in EVERY.finditer(raw):
-            passage = (cut := cut or Sentences(block)).at(line, match.group(0))
-            names = YAML_NAME.findall(passage)
-            if len(set(names)) != 1 or not OVERRIDE_WORDS.search(passage):
-                continue
-            column = match.start() + 1
-            found.append(
-                Statement(names[0], "interpolation", "every", note.path, line, column, "universal")
-            )
+    for line, _, match in _matches(note, block, (EVERY,)):
+        passage = (cut := cut or Sentences(block)).at(line, match.group(0))
+        names = YAML_NAME.findall(passage)
+        if len(set(names)) != 1 or not OVERRIDE_WORDS.search(passage):
+            continue
+        column = match.start() + 1
+        found.append(
+            Statement(names[0], "interpolation", "every", note.path, line, column, "universal")
+        )
     return found

@@ -48,6 +48,11 @@ class Block:
     line_texts: tuple[tuple[int, str], ...]  # (source line, plain text) per line
     retraction: RetractionContext | None = None  # the innermost context covering the block
 
+    @property
+    def current(self) -> bool:
+        """The block states what holds now: not inside a retraction, not a quotation."""
+        return self.retraction is None and not self.quoted
+
 
 @dataclass(frozen=True)
 class Walked:

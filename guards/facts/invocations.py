@@ -188,7 +188,9 @@ def _unfolded(command: list[Token]) -> list[Token]:
         quote = word.raw[:1]
         if quote in "'\"" and word.raw.endswith(quote) and word.text.startswith("-"):
             for offset, text in _split(word.text):
-                out.append(replace(word, text=text, raw=text, column=word.column + 1 + offset))
+                at = word.column + 1 + offset
+                end = at + len(text) if 0 < at + len(text) <= word.end_column else 0
+                out.append(replace(word, text=text, raw=text, column=at, end_column=end))
         else:
             out.append(word)
     return out
@@ -334,7 +336,10 @@ def _spans(note: Note, block: Block) -> list[list[Token]]:
 
 def _words(text: str, line: int, column: int) -> list[Token]:
     """One line's shell words as written, at their columns (quotes are removed later)."""
-    return [Token(raw, raw, line, column + offset) for offset, raw in _split(text)]
+    return [
+        Token(raw, raw, line, column + offset, end_column=column + offset + len(raw))
+        for offset, raw in _split(text)
+    ]
 
 
 # --- which release a documented command meets ------------------------------------------------

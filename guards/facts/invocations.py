@@ -232,6 +232,7 @@ class ComposeStart:
     line: int
     column: int
     section: int
+    end_column: int = 0  # just after its ``up`` word, when that is on the command's line
 
 
 def compose_starts(note: Note) -> list[ComposeStart]:
@@ -275,7 +276,10 @@ def compose_start(words: list[Token], section: int = -1) -> ComposeStart | None:
         index += 1 if inline or (flag not in COMPOSE_VALUED and flag != "--profile") else 2
     if index >= len(rest) or rest[index].text not in COMPOSE_STARTS:
         return None
-    return ComposeStart(tuple(files), tuple(profiles), words[0].line, words[0].column, section)
+    up = rest[index]
+    end = up.end_column if up.line == words[0].line else 0
+    first = words[0]
+    return ComposeStart(tuple(files), tuple(profiles), first.line, first.column, section, end)
 
 
 # --- where commands are written --------------------------------------------------------------

@@ -7,7 +7,10 @@ default ``PRESET``, the header convention every case's headers are written in, s
 an estate without one says ``settings: ""``), and what ``guards check --verbose --select RULE``
 prints for it
 (``expect``): every finding with path, line, column, message and hint, then the suite total. ``remarks`` lists what the rule said it could not check (default: nothing), ``errors``
-the inputs that could not be loaded (default: none).
+the inputs that could not be loaded (default: none). ``spans``, when given, lists where each of
+the rule's findings starts and ends, in the order they are printed: ``path:line:column-end_line:
+end_column`` (the end column just after the text the finding is about, as SARIF's
+``endColumn``; a point repeats its start).
 """
 
 from __future__ import annotations
@@ -31,7 +34,18 @@ from guards.sources.settings import validate
 
 HERE = Path(__file__).parent / "rules"
 TODAY = date(2026, 11, 30)  # what the cases' `until=` dates are read against
-CASE_KEYS = {"name", "files", "options", "env", "select", "settings", "expect", "remarks", "errors"}
+CASE_KEYS = {
+    "name",
+    "files",
+    "options",
+    "env",
+    "select",
+    "settings",
+    "expect",
+    "remarks",
+    "errors",
+    "spans",
+}
 PRESET = '[header]\npreset = "profile"\n'
 
 
@@ -47,6 +61,7 @@ class Case:
     settings: str = PRESET
     remarks: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    spans: list[str] | None = None
 
     @property
     def id(self) -> str:
@@ -98,8 +113,21 @@ def check(
 
 def outcome(case: Case, root: Path) -> tuple[str, list[str], list[str]]:
     """What the user sees for a case: the text output, the rule's remarks, the load errors."""
-    result, errors = check(
-        case.rule, case.files, root, case.options, case.env, case.select, TODAY, case.settings
-    )
+    result, errors = run_case(case, root)
     remarks = [r for r in result.remarks if r.startswith(f"{case.rule} ")]
     return TextReporter(verbose=True).render(result), remarks, errors
+
+
+def run_case(case: Case, root: Path) -> tuple[Run, list[str]]:
+    return check(
+        case.rule, case.files, root, case.options, case.env, case.select, TODAY, case.settings
+    )
+
+
+def spans(run: Run, rule: str) -> list[str]:
+    """Where each of ``rule``'s findings starts and ends, as a case's ``spans`` lists them."""
+    return [
+        f"{f.path}:{f.line}:{f.column}-{f.end_line}:{f.end_column}"
+        for f in run.findings
+        if f.rule == rule
+    ]

@@ -142,6 +142,8 @@ class Figure:
     line: int
     column: int  # of its number
     qualifiers: tuple[Qualifier, ...] = ()
+    width: int = 0  # characters of its number as written (``944K``, ``2.03``)
+    end_column: int = 0  # just after its number, when that is on the number's line (else 0)
 
     def qualifier(self, kind: str) -> Qualifier | None:
         return next((q for q in self.qualifiers if q.kind == kind), None)
@@ -241,7 +243,11 @@ def _in_sentence(
             *own,
             *(_nearest(found, at, clause) for key, found in nearby.items() if key not in said),
         ]
-        figures.append(replace(figure, line=line, column=column, qualifiers=tuple(picked)))
+        last_line, last = _where(starts, offset + at + max(figure.width, 1) - 1)
+        end = last + 1 if figure.width and last_line == line else 0
+        figures.append(
+            replace(figure, line=line, column=column, qualifiers=tuple(picked), end_column=end)
+        )
     return figures
 
 
@@ -272,7 +278,8 @@ def _pool(match: re.Match[str], sentence: str) -> Figure | None:
     if not written.get("k") and MEMORY_UNIT.match(sentence, match.end("n")):
         return None
     text = " ".join(match.group(0).split())
-    return Figure("pool", count.value, count.unit, count.scaled, text, 0, 0)
+    width = (match.end("k") if written.get("k") else match.end("n")) - match.start("n")
+    return Figure("pool", count.value, count.unit, count.scaled, text, 0, 0, width=width)
 
 
 def _concurrency(match: re.Match[str]) -> Figure | None:
@@ -280,7 +287,8 @@ def _concurrency(match: re.Match[str]) -> Figure | None:
     if count is None or count.value <= 0:
         return None
     text = " ".join(match.group(0).split())
-    return Figure("concurrency", count.value, count.unit, False, text, 0, 0)
+    width = match.end("x") - match.start("x")
+    return Figure("concurrency", count.value, count.unit, False, text, 0, 0, width=width)
 
 
 def _own_context(match: re.Match[str]) -> list[Qualifier]:

@@ -188,7 +188,9 @@ def _unfolded(command: list[Token]) -> list[Token]:
         quote = word.raw[:1]
         if quote in "'\"" and word.raw.endswith(quote) and word.text.startswith("-"):
             for offset, text in _split(word.text):
-                out.append(replace(word, text=text, raw=text, column=word.column + 1 + offset))
+                at = word.column + 1 + offset
+                end = at + len(text) if 0 < at + len(text) <= word.end_column else 0
+                out.append(replace(word, text=text, raw=text, column=at, end_column=end))
         else:
             out.append(word)
     return out
@@ -230,6 +232,7 @@ class ComposeStart:
     line: int
     column: int
     section: int
+    end_column: int = 0  # just after its ``up`` word, when that is on the command's line
 
 
 def compose_starts(note: Note) -> list[ComposeStart]:
@@ -273,7 +276,10 @@ def compose_start(words: list[Token], section: int = -1) -> ComposeStart | None:
         index += 1 if inline or (flag not in COMPOSE_VALUED and flag != "--profile") else 2
     if index >= len(rest) or rest[index].text not in COMPOSE_STARTS:
         return None
-    return ComposeStart(tuple(files), tuple(profiles), words[0].line, words[0].column, section)
+    up = rest[index]
+    end = up.end_column if up.line == words[0].line else 0
+    first = words[0]
+    return ComposeStart(tuple(files), tuple(profiles), first.line, first.column, section, end)
 
 
 # --- where commands are written --------------------------------------------------------------
@@ -334,7 +340,10 @@ def _spans(note: Note, block: Block) -> list[list[Token]]:
 
 def _words(text: str, line: int, column: int) -> list[Token]:
     """One line's shell words as written, at their columns (quotes are removed later)."""
-    return [Token(raw, raw, line, column + offset) for offset, raw in _split(text)]
+    return [
+        Token(raw, raw, line, column + offset, end_column=column + offset + len(raw))
+        for offset, raw in _split(text)
+    ]
 
 
 # --- which release a documented command meets ------------------------------------------------

@@ -117,6 +117,22 @@ class Context:
         self.undecided.append(why)
 
 
+def line_end(lines: list[str] | None, line: int) -> int:
+    """The end column of a finding about the whole of ``line`` (just after its text), or 0
+    (a point) when its lines are not known."""
+    if lines is None or not 1 <= line <= len(lines):
+        return 0
+    return len(lines[line - 1]) + 1
+
+
+def written_end(lines: list[str] | None, line: int, column: int, text: str) -> int:
+    """The end column of ``text`` where it is written at ``line``:``column``, or 0 (a point)
+    when the line does not hold it there (a figure read across lines, a value rewritten)."""
+    if not text or lines is None or not 1 <= line <= len(lines):
+        return 0
+    return column + len(text) if lines[line - 1].startswith(text, column - 1) else 0
+
+
 def summary(text: str, limit: int = 200) -> str:
     """Whole sentences of ``text`` up to ``limit`` characters (at least one, cut at a clause)."""
     flat = " ".join(text.split())

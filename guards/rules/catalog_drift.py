@@ -308,6 +308,7 @@ def _knob(
         f"(entry {entry.name})",
         hint=f"write {field}: {meant or knob.value} in {entry.source}, or change the compose",
         knob=target,
+        end_column=knob.end_column,
     )
 
 
@@ -362,6 +363,7 @@ def _status(compose: Compose, given: Spot, entry: Entry, field: str) -> Finding 
         f"header Status is {header.first_value!r}, but {entry.source}:{given.line} says "
         f"{field}: {given.shown} (entry {entry.name})",
         hint=f"write {field}: {actual} in {entry.source}, or change the header Status",
+        end_column=header.end_column,
     )
 
 

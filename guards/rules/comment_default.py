@@ -43,7 +43,7 @@ from ..facts.defaults import Site, variable_defaults
 from ..findings import Finding, Severity
 from ..sources.compose.compose import Compose
 from ..sources.numbers import to_number
-from .base import Context, Rule
+from .base import Context, Rule, written_end
 from .options import RuleOptions
 
 VAR = r"[A-Z][A-Z0-9_]{2,}"
@@ -140,14 +140,16 @@ def _unread(name: str, code: str | None) -> bool:
 
 
 def _unread_finding(compose: Compose, comment, statement: Statement) -> Finding:
+    column = comment.column + 1 + comment.text.find(statement.subject)
     return RULE.at(
         compose.path,
         comment.line,
-        comment.column + 1 + comment.text.find(statement.subject),
+        column,
         f"comment documents {statement.subject} as an override (line {comment.line}), but "
         "nothing in the compose reads it",
         knob=statement.subject,
         hint=f"wire it into the command (`${{{statement.subject}:-…}}`), or drop the row",
+        end_column=written_end(compose.lines, comment.line, column, statement.subject),
     )
 
 
@@ -169,14 +171,19 @@ def _judge(compose, comment, statement: Statement, sites: dict[str, list[Site]],
     if any(_same(stated, v, statement.truthy) for v in values):
         return None
     said = f"SHIPS {stated.upper()}" if statement.truthy else f"the default is {stated}"
+    column = comment.column + 1 + statement.column
+    written = comment.text[statement.column :][: len(stated)]  # SHIPS ON: as written, in capitals
     return RULE.at(
         compose.path,
         comment.line,
-        comment.column + 1 + statement.column,
+        column,
         f"comment says {statement.subject}: {said} (line {comment.line}), but the "
         f"compose sets {shown}",
         knob=statement.subject,
         hint="fix the comment, or the default it describes",
+        end_column=written_end(compose.lines, comment.line, column, written)
+        if written.lower() == stated.lower()
+        else 0,
     )
 
 

@@ -71,7 +71,7 @@ import functools
 import posixpath
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
@@ -79,7 +79,7 @@ from ..findings import Finding, Severity
 from ..sources.compose.compose import Compose
 from ..sources.notes.notes import Note
 from ..sources.patterns import glob_match
-from .base import Context, Rule
+from .base import Context, Rule, written_end
 from .options import RuleOptions
 
 if TYPE_CHECKING:
@@ -165,8 +165,15 @@ def check(target: Note | Compose, context: Context) -> list[Finding] | None:
     found = index(estate.tree)
     listed = note_candidates(target) if isinstance(target, Note) else comment_candidates(target)
     builds = upstream_builds(estate, found)
-    judged = (judge(candidate, target.path, found, context, builds) for candidate in listed)
-    return [finding for finding in judged if finding is not None]
+    judged = ((c, judge(c, target.path, found, context, builds)) for c in listed)
+    return [_spanned(f, c, target.lines) for c, f in judged if f is not None]
+
+
+def _spanned(finding: Finding, candidate: Candidate, lines: list[str]) -> Finding:
+    """The finding with the end of the path as the document writes it (a point when the
+    line does not hold it as read: a link target with its escapes)."""
+    end = written_end(lines, finding.line, finding.column, candidate.written)
+    return replace(finding, end_column=end) if end else finding
 
 
 def judge(

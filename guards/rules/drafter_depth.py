@@ -125,6 +125,7 @@ def _header(compose: Compose, depth: Knob | None) -> list[Finding]:
                 f"compose defaults to depth {actual} ({_where(depth)})",
                 knob="drafter_depth",
                 hint=f"write n={actual} in the header, or change the default to match",
+                end_column=field.column + at + stated.end(),
             )
         ]
     if stated and depth is None:
@@ -137,6 +138,7 @@ def _header(compose: Compose, depth: Knob | None) -> list[Finding]:
                 "compose configures no drafter",
                 hint="write Drafter: none in the header, or configure the drafter it describes",
                 knob="drafter_depth",
+                end_column=field.column + at + stated.end(),
             )
         ]
     if says_none and depth is not None and actual not in (None, "0"):
@@ -149,6 +151,7 @@ def _header(compose: Compose, depth: Knob | None) -> list[Finding]:
                 f"defaults to depth {actual} ({_where(depth)})",
                 hint=f"write n={actual} in the header, or switch the drafter off by default",
                 knob="drafter_depth",
+                end_column=field.end_column,
             )
         ]
     return []
@@ -170,6 +173,7 @@ def _comments(compose: Compose, depth: Knob) -> list[Finding]:
                 f"({_where(depth)})",
                 knob="drafter_depth",
                 hint=f"make the comment say {depth.value}",
+                end_column=comment.column + 1 + stated.end(),
             )
         )
     return findings
@@ -207,6 +211,7 @@ def _validated(compose: Compose, service: Service, context: Context) -> list[Fin
             claim=claim.id,
             hint=f"ship n={limit} or less, or validate the deeper width and record it "
             "in the registry",
+            end_column=depth.end_column,
         )
     ]
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from ..findings import Finding, Severity
 from ..sources.compose.compose import Compose
-from .base import Context, Rule
+from .base import Context, Rule, line_end
 from .options import RuleOptions
 
 
@@ -47,6 +47,7 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
                     1,
                     f"{convention.block} field {field.key} repeats the one on line {first_seen[key]}",
                     hint="keep one line per field; merge or delete the other",
+                    end_column=line_end(compose.lines, field.line),
                 )
             )
         else:

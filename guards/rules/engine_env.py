@@ -73,9 +73,16 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
                 continue
             judged = _judge(name, run, service, compose, context)
             if judged:
-                column = _column(compose, entry.line)
+                column, end = _name_at(compose, entry.line, name)
                 findings.append(
-                    RULE.at(compose.path, entry.line, column, judged[0], hint=judged[1])
+                    RULE.at(
+                        compose.path,
+                        entry.line,
+                        column,
+                        judged[0],
+                        hint=judged[1],
+                        end_column=end,
+                    )
                 )
     return findings if applies else None
 
@@ -143,9 +150,14 @@ def _read_by_the_service(service: Service) -> set[str]:
     return set(re.findall(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)", "\n".join(words)))
 
 
-def _column(compose: Compose, line: int) -> int:
+def _name_at(compose: Compose, line: int, name: str) -> tuple[int, int]:
+    """The column of the entry on ``line`` and the end of the variable's name there (after an
+    opening quote); 0 when the name is not written at the entry's start."""
     text = compose.lines[line - 1] if 0 < line <= len(compose.lines) else ""
-    return len(text) - len(text.lstrip(" -")) + 1
+    start = len(text) - len(text.lstrip(" -"))
+    at = start + (text[start : start + 1] in ("'", '"'))
+    end = at + len(name) + 1 if text.startswith(name, at) else 0
+    return start + 1, end
 
 
 RULE: Rule[Options] = Rule(

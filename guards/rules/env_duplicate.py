@@ -52,7 +52,7 @@ from ..sources import yamlsrc
 from ..sources.compose.compose import Compose
 from ..sources.compose.interpolate import NAME, closing_brace
 from ..sources.yamlsrc import MappingNode, Node, ScalarNode, SequenceNode
-from .base import Context, Rule
+from .base import Context, Rule, written_end
 from .options import RuleOptions
 
 BARE = None  # the "default" of ``${N}``, ``$N`` and ``${N:-}``: unset gives ""
@@ -107,6 +107,7 @@ def _duplicate(
         "which Compose ignores",
         hint="delete the line that does not hold the value you mean",
         knob=name,
+        end_column=yamlsrc.end_column_of(later),
     )
 
 
@@ -131,6 +132,7 @@ def _defaults(compose: Compose, root: Node | None) -> list[Finding]:
                 f"(line {earlier.line}) {_gives(earlier)}",
                 hint=f"give {ref.name} one default everywhere the compose reads it",
                 knob=ref.name,
+                end_column=written_end(compose.lines, ref.line, ref.column, ref.written),
             )
         )
     return findings

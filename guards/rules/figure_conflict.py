@@ -102,6 +102,7 @@ def _finding(compose: Compose, earlier: Figure, figure: Figure) -> Finding:
         f"{_value(earlier)} on line {earlier.line} ({earlier.text}), for the same configuration",
         hint="correct the stale figure, or say beside each what it was measured at "
         "(TP=2, @0.90, at 128K, fp8 KV)",
+        end_column=figure.end_column,
     )
 
 

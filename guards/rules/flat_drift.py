@@ -67,6 +67,7 @@ def _finding(compose: Compose, line: FlatLine, actual: str, source: str) -> Find
         f"flat line {line.key}: {line.value} "
         f"(line {line.line}) disagrees with the body: {actual} ({source})",
         hint=f"write `# {line.key}: {actual}`",
+        end_column=line.end_column,
     )
 
 

@@ -65,7 +65,7 @@ from ..findings import Finding, Severity
 from ..sources.compose.compose import Compose, Service
 from ..sources.compose.engines import SGLANG, VLLM, Knob
 from ..sources.compose.engines.sglang import data_parallel
-from .base import Context, Rule
+from .base import Context, Rule, line_end
 from .options import RuleOptions
 
 Placed = list[tuple[Service, Accelerator]]
@@ -115,8 +115,12 @@ def _width(compose: Compose, service: Service, placed: Accelerator) -> list[Find
     copies = data_parallel(service.knobs) if service.engine == SGLANG else 1
     if copies is None or width * stages * copies == len(reserved):
         return []
-    line, column = (tp.line, tp.column) if tp else (service.line, 1)
     path = compose.file(tp.path if tp else service.path)
+    line, column, end = (
+        (tp.line, tp.column, tp.end_column)
+        if tp
+        else (service.line, 1, _service_line_end(compose, service))
+    )
     unit = "Habana cards" if placed.kind == HABANA else "GPUs"
     return [
         RULE.at(
@@ -130,6 +134,7 @@ def _width(compose: Compose, service: Service, placed: Accelerator) -> list[Find
             f"({','.join(sorted(reserved))})",
             knob="tensor_parallel_size",
             hint="make the parallel size match the reserved devices",
+            end_column=end,
         )
     ]
 
@@ -162,6 +167,7 @@ def _sum(compose: Compose, shared: Shared, budget: float, context: Context) -> l
             knob="gpu_memory_utilization",
             hint=f"lower their utilisations so they sum to {_text(budget)} or less, "
             "or give them separate devices",
+            end_column=_service_line_end(compose, shared.services[0]),
         )
     ]
 
@@ -191,6 +197,7 @@ def _habana(compose: Compose, placed: Placed, context: Context) -> list[Finding]
             f"{'s' if len(shared.cards or ()) > 1 else ''} {','.join(sorted(shared.cards or ()))}"
             ": a Habana card runs one process",
             hint="give each service its own cards in HABANA_VISIBLE_DEVICES",
+            end_column=_service_line_end(compose, shared.services[0]),
         )
         for shared in shared_cards(named, options.together)
     ]
@@ -224,6 +231,11 @@ def _text(budget: float) -> str:
 def _util(knob: Knob | None) -> float:
     """vLLM's default utilisation for a service on a card that sets none."""
     return knob.number if knob is not None and knob.number is not None else 0.9
+
+
+def _service_line_end(compose: Compose, service: Service) -> int:
+    """The end of the line that names ``service`` (a finding about the whole service)."""
+    return line_end(compose.lines_of(service.file(compose.path)), service.line)
 
 
 RULE: Rule[Options] = Rule(

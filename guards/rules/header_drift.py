@@ -84,6 +84,7 @@ def _finding(statement: Statement, knob: Knob, what: str, hint: str) -> Finding:
         f"{knob.value} ({knob.source} line {knob.line})",
         knob=knob.name,
         hint=hint,
+        end_column=statement.end_column,
     )
 
 
@@ -147,6 +148,7 @@ def _vision(statement: Statement, service: Service) -> Finding | None:
         statement.column,
         f"header {statement.key} says {statement.said} (line {statement.line}), but {body}",
         hint="make the header say what the command line does",
+        end_column=statement.end_column,
     )
 
 
@@ -177,6 +179,7 @@ def _status(compose: Compose, statement: Statement, context: Context) -> list[Fi
             f"header Status says {statement.value!r} (line {statement.line}), but "
             f"{options.statuses} lists this compose as {expected!r}",
             hint="make them agree",
+            end_column=statement.end_column,
         )
     ]
 

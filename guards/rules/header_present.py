@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from ..findings import Finding, Severity
 from ..sources.compose.compose import Compose
-from .base import Context, Rule
+from .base import Context, Rule, line_end
 from .options import RuleOptions
 
 
@@ -47,6 +47,7 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
                 1,
                 "no header: the file does not open with a comment block",
                 hint=f"start the file with {marker} and its fields",
+                end_column=line_end(compose.lines, 1),
             )
         ]
     if header.profile_line is None:
@@ -57,6 +58,7 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
                 1,
                 f"header has no {marker} block",
                 hint=f"add the {convention.block} block{_with(convention.required)}",
+                end_column=line_end(compose.lines, header.line),
             )
         ]
     return []

@@ -55,6 +55,7 @@ from dataclasses import dataclass
 
 from ..findings import Finding, Severity
 from ..sources.compose.compose import Compose, Service
+from ..sources.compose.engines import Token
 from ..sources.compose.script import shell_words
 from .base import Context, Rule
 
@@ -414,11 +415,13 @@ def _judge(compose: Compose, service: Service, run: Run, context: Context) -> Fi
     assert health is not None
     word = health.words[0]
     where = (compose.file(health.path), word.line, word.column + word.quoted)
+    end = _test_end(health.words)
     if not run.can_fail and run.failing:
         message, hint = _swallowed(run)
-        return RULE.at(*where, message, hint=hint)
+        return RULE.at(*where, message, hint=hint, end_column=end)
     if run.blind:
-        return RULE.at(*where, run.blind[0].message, hint=run.blind[0].hint)
+        blind = run.blind[0]
+        return RULE.at(*where, blind.message, hint=blind.hint, end_column=end)
     if not run.can_fail:
         _remark(context, compose, service, "it runs nothing that can fail (no probe)")
     return None
@@ -440,6 +443,14 @@ def _swallowed(run: Run) -> tuple[str, str]:
 
 def _remark(context: Context, compose: Compose, service: Service, text: str) -> None:
     context.remark(RULE, compose.path, f"service {service.name}: healthcheck not judged: {text}")
+
+
+def _test_end(words: tuple[Token, ...]) -> int:
+    """Just after the test as written on the line of its first word (its last word there,
+    a closing quote left out); 0 when that is not known."""
+    on_line = [w for w in words if w.line == words[0].line]
+    last = on_line[-1]
+    return last.end_column - last.quoted if last.end_column else 0
 
 
 RULE: Rule = Rule(

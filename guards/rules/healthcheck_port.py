@@ -162,7 +162,9 @@ def _judge(
     if len(listening.ports) > 1:
         hint = "pin the port with --port and probe that port"
     path = compose.file(probe.path)
-    return RULE.at(path, probe.line, probe.column, message, hint=hint, knob="port")
+    return RULE.at(
+        path, probe.line, probe.column, message, hint=hint, knob="port", end_column=probe.end_column
+    )
 
 
 def _line(compose: Compose, path: str | None, line: int) -> str:

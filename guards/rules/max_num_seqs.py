@@ -156,6 +156,7 @@ def _vllm(compose: Compose, service: Service, context: Context) -> list[Finding]
             message,
             knob="max_num_seqs",
             hint=f"ship max-num-seqs {holds}, or {grow}",
+            end_column=knob.end_column,
         )
     ]
 
@@ -186,6 +187,7 @@ def _does_not_fit(
         "full-length sequence; vLLM refuses to start",
         knob="max_model_len",
         hint=f"lower max-model-len to {pool.tokens:,} or less, or free memory",
+        end_column=length_knob.end_column,
     )
 
 
@@ -224,6 +226,7 @@ def _llamacpp(compose: Compose, service: Service) -> list[Finding] | None:
             f"{field.line}) promises {per_request:,} per request",
             knob="max_num_seqs",
             hint=f"ship -np {max(holds, 1)}, or raise -c to {per_request * slots:,}",
+            end_column=knob.end_column,
         )
     ]
 

@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING
 
 from ..findings import Finding, Severity
 from ..sources.compose.compose import Compose
-from .base import Context, Rule
+from .base import Context, Rule, line_end
 from .options import RuleOptions
 
 if TYPE_CHECKING:
@@ -70,6 +70,7 @@ def check_current(compose: Compose, context: Context) -> list[Finding] | None:
                 1,
                 f"region cannot be rendered: {rendered if in_template else rendered.message}",
                 hint="fix the template, the compose's x-guards data or the region's arguments",
+                end_column=line_end(compose.lines, rendered.region_line),
             )
         ]
     return [
@@ -79,6 +80,7 @@ def check_current(compose: Compose, context: Context) -> list[Finding] | None:
             1,
             f"region {_label(r)} is out of date: it renders differently now",
             hint="run `guards regen` (`guards regen --diff` shows the change)",
+            end_column=line_end(compose.lines, r.region.line),
         )
         for r in rendered
         if r.stale and not r.edited_by_hand
@@ -100,6 +102,7 @@ def check_intact(compose: Compose, context: Context) -> list[Finding] | None:
             f"{r.region.checksum} its closing marker (line {r.region.end_line}) recorded",
             hint="move the edit into the template or the compose's x-guards data, then run "
             "`guards regen --force`",
+            end_column=line_end(compose.lines, r.region.line),
         )
         for r in rendered
         if r.edited_by_hand
@@ -117,6 +120,7 @@ def check_markers(compose: Compose, context: Context) -> list[Finding] | None:
             problem.message,
             hint="every `# >>> guards:NAME` needs its own `# <<< guards:NAME` below it; "
             "regions do not nest",
+            end_column=line_end(compose.lines, problem.line),
         )
         for problem in compose.marker_problems
     ]

@@ -71,6 +71,7 @@ def _unrecorded(target: Compose | Note, citation: Citation, claim: Claim, path: 
         claim=claim.id,
         hint=f"record the retraction: guards claims retract {claim.id} --date YYYY-MM-DD "
         "--reason TEXT --replacement-file FILE",
+        end_column=citation.end_column,
     )
 
 
@@ -91,6 +92,7 @@ def _still_cited(target: Compose | Note, citation: Citation, claim: Claim, path:
         f"{claim.status}{when}",
         claim=claim.id,
         hint=hint,
+        end_column=citation.end_column,
     )
 
 

@@ -42,7 +42,7 @@ from pydantic import Field, field_validator
 from ..findings import Finding, Severity
 from ..sources.compose.compose import Compose
 from ..sources.compose.header import NO_CAVEATS_NEEDED, STATUSES
-from .base import Context, Rule
+from .base import Context, Rule, line_end
 from .options import RuleOptions
 
 
@@ -92,6 +92,7 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
                 1,
                 f"{convention.block} block has no {name} field{why}",
                 hint=f"add `#   {key:<11}…` to the {convention.block} block",
+                end_column=line_end(compose.lines, header.profile_line),
             )
         )
     return findings

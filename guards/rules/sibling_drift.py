@@ -208,6 +208,7 @@ def _at(
         f"{inside}{found.actual}{where}",
         knob=knob.name if knob else None,
         hint=f"update what this comment says of {subject}, or the compose it describes",
+        end_column=stated.column + found.said.end(),
     )
 
 
@@ -377,6 +378,7 @@ def _listed_at(at: Place, listed: ChangeList, change: Change, problem: str) -> F
         at.column + change.start,
         f"{at.writer} says {at.name} {said} (line {at.line}), but {problem}",
         hint=f"update the change list against {listed.ref}, or the flags {at.name} sets",
+        end_column=at.column + change.start + len(change.flag),
     )
 
 

@@ -171,6 +171,7 @@ def _doubled(doubled: overlay.Doubled) -> Finding:
         f"{_cards_word(len(set(doubled.then)))} (as shipped: {','.join(doubled.shipped)})",
         knob="gpu_ids",
         hint="give each id its own value, or set every variable the device_ids list reads",
+        end_column=export.end_column,
     )
 
 
@@ -221,6 +222,7 @@ def _beyond(
         f"(line {each.line}): the host has no GPU {card}",
         knob="gpu_ids",
         hint="give the service an id the host has (export its variable), or leave its profile out",
+        end_column=start.end_column,
     )
 
 
@@ -397,6 +399,7 @@ def _finding(statement: Statement, shipped: Shipped, service: str = "") -> Findi
         f"{said}, but {actual}",
         knob=knob,
         hint=f"update the statement, or the value {shipped.path} ships",
+        end_column=statement.end_column,
     )
 
 

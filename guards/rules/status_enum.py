@@ -54,6 +54,7 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
                 status.column,
                 message,
                 hint=f"write {emoji} (with U+FE0F)",
+                end_column=status.end_column,
             )
         ]
     spellings = [s for _, listed in convention.statuses for s in listed]
@@ -66,6 +67,7 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
             status.column,
             f"Status {shown!r} does not start with a known {kind}",
             hint=f"start it with one of: {known}",
+            end_column=status.end_column,
         )
     ]
 

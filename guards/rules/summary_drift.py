@@ -73,6 +73,7 @@ def _at(statement: Statement, actual: str, knob: Knob | None) -> Finding:
         f"{statement.key} says {statement.said} (line {statement.line}), but {actual}{where}",
         knob=knob.name if knob else None,
         hint="restate the tier the body ships, or change the body to match",
+        end_column=statement.end_column,
     )
 
 

@@ -69,6 +69,7 @@ def check_unused(target: Compose | Note, context: Context) -> list[Finding] | No
                 directive.column,
                 f"{what} waives no finding",
                 hint="the finding it was written for is gone: remove the directive (or the rule id)",
+                end_column=directive.end_column,
             )
         )
     return findings
@@ -126,7 +127,11 @@ def _each(
     if not found:
         return None
     messages = [(d, problem(d)) for d in found]
-    return [rule.at(target.path, d.line, d.column, m, hint=hint) for d, m in messages if m]
+    return [
+        rule.at(target.path, d.line, d.column, m, hint=hint, end_column=d.end_column)
+        for d, m in messages
+        if m
+    ]
 
 
 INVALID_DOC = """X003 invalid-suppression: every `guards:` comment is a directive guards can read.
@@ -210,6 +215,7 @@ def check_expired(target: Compose | Note | Config, context: Context) -> list[Fin
             d.column,
             f"{_about(d)} expired on {d.until}; the finding is reported again",
             hint="fix the finding, or renew the date with what was learnt",
+            end_column=d.end_column,
         )
         for d in found
         if d.expired(context.today)

@@ -60,6 +60,7 @@ def check(target, context: Context) -> list[Finding] | None:
                 f"cites claim {citation.claim_id}, which {registry.path} does not define",
                 hint=hint,
                 claim=citation.claim_id,
+                end_column=citation.end_column,
             )
         )
     return findings

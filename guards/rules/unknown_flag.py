@@ -117,7 +117,14 @@ def _judge_words(
     for verdict in verdicts:
         if verdict.certain:
             findings.append(
-                RULE.at(path, verdict.line, verdict.column, verdict.message, hint=verdict.hint)
+                RULE.at(
+                    path,
+                    verdict.line,
+                    verdict.column,
+                    verdict.message,
+                    hint=verdict.hint,
+                    end_column=verdict.end_column,
+                )
             )
         else:
             _remark(context, path, where, verdict.remark)
@@ -164,7 +171,17 @@ def _judge(path: str, where: str, token: Token, run: Running, context: Context) 
         _remark(context, path, where, f"{message}: not certain, not a finding")
         return None
     column = token.column + token.quoted
-    return RULE.at(path, token.line, column, message, hint=hint)
+    return RULE.at(
+        path, token.line, column, message, hint=hint, end_column=_flag_end(token, column)
+    )
+
+
+def _flag_end(token: Token, column: int) -> int:
+    """Just after the flag's name as written (``--name`` of ``--name=value``); the whole word
+    when interpolation wrote it."""
+    name = token.text.partition("=")[0]
+    written = token.raw[token.quoted :]
+    return column + len(name) if written.startswith(name) else token.end_column
 
 
 def _name(text: str, engine: str) -> str | None:

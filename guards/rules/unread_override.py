@@ -438,6 +438,7 @@ def _universal(compose: Compose, estate: Estate) -> list[Finding]:
             f"so a .env sets it, but {compose.path} writes {shown}{more} as plain values: "
             "a .env value for them is never read",
             hint="say which variables are fixed, or write them as ${NAME:-value}",
+            end_column=claim.end_column,
         )
         for claim in claims
     ]

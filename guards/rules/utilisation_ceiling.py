@@ -101,7 +101,7 @@ def check(target: Compose | Note, context: Context) -> list[Finding] | None:
             continue
         why = refused(service.engine, value)
         if why is not None:
-            findings.append(_refused(compose.file(knob.path), knob.line, knob.column, why, knob))
+            findings.append(_refused(compose.file(knob.path), _place(knob), why, knob))
             continue
         finding = _above(compose, service, knob, value, context)
         findings += [finding] if finding else []
@@ -132,6 +132,7 @@ def _above(
         knob="gpu_memory_utilization",
         claim=ceiling.claim.id if ceiling else None,
         hint=f"ship {limit:.2f} or lower; a bigger KV pool is not worth prefill OOMs",
+        end_column=knob.end_column,
     )
 
 
@@ -177,7 +178,7 @@ def _documented(note: Note, invocation: Invocation) -> list[Finding]:
         why = refused(invocation.engine, value) if value is not None else None
         if why is not None:
             message = f"gpu-memory-utilization {token.text} {why} (a documented command)"
-            found.append(_refused(note.path, token.line, token.column, message, None))
+            found.append(_refused(note.path, _place(token), message, None))
     return found
 
 
@@ -191,8 +192,14 @@ def _values(invocation: Invocation) -> list[Token]:
     ]
 
 
-def _refused(path: str, line: int, column: int, why: str, knob: Knob | None) -> Finding:
+def _place(written: Knob | Token) -> tuple[int, int, int]:
+    """Line, column and end column of a value as written."""
+    return written.line, written.column, written.end_column
+
+
+def _refused(path: str, place: tuple[int, int, int], why: str, knob: Knob | None) -> Finding:
     message = f"{_flag(knob)} {knob.value}{provenance(knob)} {why}" if knob else why
+    line, column, end = place
     return RULE.at(
         path,
         line,
@@ -200,6 +207,7 @@ def _refused(path: str, line: int, column: int, why: str, knob: Knob | None) -> 
         message,
         knob="gpu_memory_utilization",
         hint="a fraction above 0 and at most 1: the share of GPU memory vLLM may claim",
+        end_column=end,
     )
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
@@ -46,6 +46,7 @@ class Directive:
     reason: str
     until: date | None
     problem: str | None = None
+    end_column: int = 0  # just after the directive (its ``-->`` in a note; 0: not known)
 
     def applies(self, today: date) -> bool:
         return self.problem is None and bool(self.reason) and not self.expired(today)
@@ -82,8 +83,16 @@ def directives(target: Compose | Note, known: RuleNames) -> list[Directive]:
             continue
         hit = mark.search(text)
         if hit is not None:
-            found.append(_directive(text[hit.end() :], (number, hit.start() + 1), markdown, known))
+            directive = _directive(text[hit.end() :], (number, hit.start() + 1), markdown, known)
+            found.append(replace(directive, end_column=_end(text, hit.end(), markdown)))
     return found
+
+
+def _end(text: str, start: int, markdown: bool) -> int:
+    """Just after a directive that starts on ``text``: its ``-->`` (a note's, on its line),
+    else the line's text."""
+    close = text.find("-->", start) if markdown else -1
+    return close + 4 if close >= 0 else len(text.rstrip()) + 1
 
 
 def _directive(body: str, where: tuple[int, int], markdown: bool, known: RuleNames) -> Directive:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from .patterns import lazy
@@ -119,6 +119,14 @@ class Citation:
     column: int
     in_retraction: bool
     front_matter: bool = False  # listed under a note's `claims:` / `retracts:`
+    # just after the citation as written (0: not known); the start says which citation it is
+    end_column: int = field(default=0, compare=False)
+
+
+def ref_end(line: str, column: int, claim_id: str) -> int:
+    """Just after ``claim:<id>`` written at ``column`` of ``line``; 0 when it is not there."""
+    ref = f"claim:{claim_id}"
+    return column + len(ref) if line.startswith(ref, column - 1) else 0
 
 
 @dataclass(frozen=True)

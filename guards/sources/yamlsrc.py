@@ -304,6 +304,14 @@ def column_of(node: Node) -> int:
     return node.start_mark.column + 1
 
 
+def end_column_of(node: Node) -> int:
+    """1-based column just after a node that ends on the line it starts on (its closing
+    quote included); 0 for a node that runs onto later lines."""
+    if node.end_mark.line != node.start_mark.line:
+        return 0
+    return node.end_mark.column + 1
+
+
 def items(node: Node | None) -> Iterator[tuple[str, Node, Node]]:
     """(key text, key node, value node) for a mapping; nothing for other nodes."""
     if isinstance(node, MappingNode):

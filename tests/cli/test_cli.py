@@ -57,7 +57,7 @@ def test_json_output_follows_the_contract(capsys):
         "line": 6,
         "column": 16,
         "end_line": 6,
-        "end_column": 16,
+        "end_column": 39,  # just after the value: 16 + len("⚠ Production w/ caveats")
         "message": "Status '⚠ Production w/ caveats' starts with U+26A0 without the U+FE0F "
         "variation selector, so it maps to no status",
         "hint": "write ⚠️ (with U+FE0F)",

@@ -183,6 +183,22 @@ def test_a_fixable_finding_carries_its_fix_and_applying_it_is_what_check_fix_wri
 
 
 def test_a_region_whose_end_the_rule_does_not_know_has_no_end_column(capsys, tmp_path):
+    header = "# Profile (at-a-glance):\n#   Model:\n"  # an empty value: a point at its end
+    (tmp_path / "c.yml").write_text(
+        header + "services:\n  vllm:\n    image: vllm/vllm-openai:v0.27.1\n"
+    )
+    (tmp_path / "guards.toml").write_text('[header]\npreset = "profile"\n', encoding="utf-8")
+    _, document = sarif(capsys, tmp_path, "--select", "S004")
+    [result] = document["runs"][0]["results"]
+    assert result["locations"][0]["physicalLocation"]["region"] == {
+        "startLine": 2,
+        "startColumn": 11,
+        "endLine": 2,
+    }
+    assert "fixes" not in result
+
+
+def test_a_finding_about_a_whole_line_spans_its_text(capsys, tmp_path):
     (tmp_path / "c.yml").write_text("services:\n  vllm:\n    image: vllm/vllm-openai:v0.27.1\n")
     (tmp_path / "guards.toml").write_text('[header]\npreset = "profile"\n', encoding="utf-8")
     _, document = sarif(capsys, tmp_path, "--select", "S001")
@@ -191,5 +207,5 @@ def test_a_region_whose_end_the_rule_does_not_know_has_no_end_column(capsys, tmp
         "startLine": 1,
         "startColumn": 1,
         "endLine": 1,
+        "endColumn": 10,  # just after "services:"
     }
-    assert "fixes" not in result

@@ -128,11 +128,12 @@ def test_fenced_code_is_a_code_block(cliff):
 
 def test_citations_with_columns(cliff):
     assert cliff.citations == [
-        Citation("kv-fp8-bytes-per-token", 5, 10, False, front_matter=True),  # claims:
-        Citation("decode-cliff-1096", 7, 5, True, front_matter=True),  # retracts:
-        Citation("kv-fp8-bytes-per-token", 13, 22, False),
-        Citation("decode-cliff-1096", 15, 44, True),  # in the retracted heading
-        Citation("decode-cliff-1096", 34, 38, True),  # "(claim:X is retracted)" says so itself
+        Citation("kv-fp8-bytes-per-token", 5, 10, False, front_matter=True, end_column=32),
+        Citation("decode-cliff-1096", 7, 5, True, front_matter=True, end_column=22),  # retracts:
+        Citation("kv-fp8-bytes-per-token", 13, 22, False, end_column=50),
+        Citation("decode-cliff-1096", 15, 44, True, end_column=67),  # in the retracted heading
+        # "(claim:X is retracted)" says so itself
+        Citation("decode-cliff-1096", 34, 38, True, end_column=61),
     ]  # none from the code block
 
 

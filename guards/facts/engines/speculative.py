@@ -47,6 +47,7 @@ class Verdict:
     hint: str | None = None
     certain: bool = True
     unread: bool = False  # the value itself could not be read
+    end_column: int = 0  # just after the value as written (0: not known)
 
     @property
     def remark(self) -> str:
@@ -82,7 +83,7 @@ def judge(words: Sequence[Token], run: Running) -> list[Verdict]:
             said = f"`{FLAG}` value, as interpolated, is not a JSON object ({error}): not checked"
             return [_unread(token, column, said)]
         message = f"`{FLAG}` value is not a JSON object vLLM can read: {error} {how}"
-        return [Verdict(line, column, message)]
+        return [Verdict(line, column, message, end_column=_end(token))]
     data = {str(key).replace("-", "_"): value for key, value in data.items()}  # as vLLM reads
     method = data.get("method")
     verdicts = _method(method, run, token, column) if isinstance(method, str) else []
@@ -91,7 +92,7 @@ def judge(words: Sequence[Token], run: Running) -> list[Verdict]:
         asked = f"method `{method}`" if isinstance(method, str) else "a config with no method"
         message = f"`{FLAG}` sets no `{COUNT}`, which {shown} requires for {asked} {how}"
         hint = f'add `"{COUNT}": N`, the number of draft tokens'
-        verdicts = [Verdict(line, column, message, hint, run.exact)]
+        verdicts = [Verdict(line, column, message, hint, run.exact, end_column=_end(token))]
     return verdicts
 
 
@@ -164,10 +165,16 @@ def _method(method: str, run: Running, token: Token, column: int) -> list[Verdic
     at, what = max(checked), f"`{FLAG}` method `{method}`"
     if entry is not None:
         message = f"{what} {facts.when(entry.spans, at)} ({run.how})"
-        return [Verdict(token.line, column, message, None, run.exact)]
+        return [Verdict(token.line, column, message, None, run.exact, end_column=_end(token))]
     message = f"{what} is not a method of {facts.shown(at)}, nor of any release known ({run.how})"
     hint = _did_you_mean(method, facts, spec.methods, checked)
-    return [Verdict(token.line, column, message, hint, run.exact or hint is not None)]
+    certain = run.exact or hint is not None
+    return [Verdict(token.line, column, message, hint, certain, end_column=_end(token))]
+
+
+def _end(token: Token) -> int:
+    """Just after the value a token writes, its closing quote left out (0: not known)."""
+    return token.end_column - token.quoted if token.end_column else 0
 
 
 def _count_missing(data: dict, words: Sequence[Token], run: Running) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ...sources.notes.notes import Block
 
@@ -33,6 +33,8 @@ class Statement:
     section: int = -1  # in a note, the index of its section (-1: before the first heading)
     key: str = ""  # what it is read under, as messages name it: a field's key, "summary line"
     said: str = ""  # the words that state it, as messages quote them (``TP=2``, ``160K ctx``)
+    # just after the value as written on ``line`` (0: not known); not part of what it says
+    end_column: int = field(default=0, compare=False)
 
 
 def value_of(cell: str) -> str | None:

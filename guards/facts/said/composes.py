@@ -48,9 +48,18 @@ def _entry_comments(compose: Compose, service: Service) -> list[Statement]:
             text = lines[number - 1]
             said = _entry_default(text, name)
             if said is not None:
-                value, column = said
+                value, column, end = said
                 found.append(
-                    Statement(service.name, name, value, compose.path, number, column, "comment")
+                    Statement(
+                        service.name,
+                        name,
+                        value,
+                        compose.path,
+                        number,
+                        column,
+                        "comment",
+                        end_column=end,
+                    )
                 )
     return found
 
@@ -80,20 +89,22 @@ def _indent(text: str) -> int:
     return len(text) - len(text.lstrip())
 
 
-def _entry_default(text: str, name: str) -> tuple[str, int] | None:
-    """(value, column) a comment line says the entry defaults to; None when it says nothing of
-    its default, is a setting itself, or is about another variable."""
+def _entry_default(text: str, name: str) -> tuple[str, int, int] | None:
+    """(value, column, end column) a comment line says the entry defaults to; None when it
+    says nothing of its default, is a setting itself, or is about another variable."""
     body = text.lstrip().lstrip("#")
     if SETTING.match(body) or any(v != name for v in re.findall(rf"\b{VAR}\b", body)):
         return None
     enable = ENABLE.search(text)
     if enable is not None:
-        return ("on" if enable.group("word").lower() == "enable" else "off"), enable.start() + 1
+        word = "on" if enable.group("word").lower() == "enable" else "off"
+        return word, enable.start() + 1, enable.end() + 1
     said = COMMENT_DEFAULT.search(text)
     if said is not None:
         value = value_of(said.group("value").rstrip(".:"))
         if value is not None:
-            return value, said.start("value") + 1
+            written = said.group("value").rstrip(".:")
+            return value, said.start("value") + 1, said.start("value") + 1 + len(written)
     return None
 
 
@@ -118,8 +129,18 @@ def _flag_comments(compose: Compose, service: Service) -> list[Statement]:
                 continue
             value = counts[0].group("value").replace(" ", "")
             column = hash_at + 2 + counts[0].start("value")
+            end = hash_at + 2 + counts[0].end("value")
             found.append(
-                Statement(service.name, knob.name, value, compose.path, number, column, "comment")
+                Statement(
+                    service.name,
+                    knob.name,
+                    value,
+                    compose.path,
+                    number,
+                    column,
+                    "comment",
+                    end_column=end,
+                )
             )
             break
     return found
@@ -166,5 +187,15 @@ def _name_statements(compose: Compose) -> list[Statement]:
     knob = service.knob(NAME_KNOB)
     if figure is None or knob is None:
         return []
-    column = knob.column
-    return [Statement(service.name, NAME_KNOB, figure, compose.path, knob.line, column, "name")]
+    return [
+        Statement(
+            service.name,
+            NAME_KNOB,
+            figure,
+            compose.path,
+            knob.line,
+            knob.column,
+            "name",
+            end_column=knob.end_column,
+        )
+    ]

@@ -146,8 +146,10 @@ def _cell(
         return None
     raw = note.lines[line - 1]
     start = _nth(raw, "|", index + (1 if raw.lstrip().startswith("|") else 0))
-    column = raw.find(value, start) + 1 or start + 1
-    return Statement(subject, knob, value, note.path, line, column, "table")
+    found = raw.find(value, start)
+    column = found + 1 or start + 1
+    end = found + 1 + len(value) if found >= 0 else 0
+    return Statement(subject, knob, value, note.path, line, column, "table", end_column=end)
 
 
 def _nth(text: str, char: str, n: int) -> int:
@@ -173,10 +175,15 @@ def blocks(note: Note, block: Block) -> list[Statement]:
         if value is None:
             continue
         column = note.lines[line - 1].find(match.group("value")) + 1
-        found.append(Statement(None, match.group("name"), value, note.path, line, column, "block"))
+        end = column + len(match.group("value")) if column else 0
+        names = [match.group("name")]
         alias = _maps_to(texts, line)
         if alias is not None and alias != match.group("name"):
-            found.append(Statement(None, alias, value, note.path, line, column, "block"))
+            names.append(alias)
+        found += [
+            Statement(None, name, value, note.path, line, column, "block", end_column=end)
+            for name in names
+        ]
     return found
 
 
@@ -212,14 +219,17 @@ def shell(note: Note, block: Block) -> list[Statement]:
                     line,
                     column,
                     "export",
+                    end_column=export.end("value") + 1,
                 )
             )
         for match in FLAG_VALUE.finditer(raw):
             knob = knob_of_flag(match.group("flag"))
             if knob is not None:
-                column = match.start("value") + 1
+                column, end = match.start("value") + 1, match.end("value") + 1
                 value = match.group("value")
-                found.append(Statement(None, knob, value, note.path, line, column, "shell"))
+                found.append(
+                    Statement(None, knob, value, note.path, line, column, "shell", end_column=end)
+                )
     return found
 
 
@@ -247,7 +257,14 @@ def sentences(note: Note, block: Block) -> list[Statement]:
                     column = match.start("value") + 1
                     found.append(
                         Statement(
-                            None, match.group("var"), value, note.path, line, column, "sentence"
+                            None,
+                            match.group("var"),
+                            value,
+                            note.path,
+                            line,
+                            column,
+                            "sentence",
+                            end_column=column + len(match.group("value").rstrip(".:")),
                         )
                     )
         for match in LOCAL_PORT.finditer(raw):
@@ -262,6 +279,7 @@ def sentences(note: Note, block: Block) -> list[Statement]:
                     match.start("value") + 1,
                     "sentence",
                     mention=True,
+                    end_column=match.end("value") + 1,
                 )
             )
     return found
@@ -278,16 +296,30 @@ def gpu_sentences(note: Note, block: Block) -> list[Statement]:
         for match in GPU_IDS.finditer(raw):
             ids = ",".join(re.findall(r"\d+", match.group("value")))
             subject = match.group("subject").strip(" *`'\"")
-            column = match.start("value") + 1
-            found.append(Statement(subject, "gpu_ids", ids, note.path, line, column, "sentence"))
+            column, end = match.start("value") + 1, match.end("value") + 1
+            found.append(
+                Statement(
+                    subject, "gpu_ids", ids, note.path, line, column, "sentence", end_column=end
+                )
+            )
         for knob, patterns in (("gpus", GPU_COUNT), ("tensor_parallel_size", TENSOR_PARALLEL)):
             for pattern in patterns:
                 for match in pattern.finditer(raw):
                     passage = (cut := cut or Sentences(block)).at(line, match.group(0))
-                    column = match.start("value") + 1
+                    column, end = match.start("value") + 1, match.end("value") + 1
                     value = match.group("value")
                     found.append(
-                        Statement(passage, knob, value, note.path, line, column, "sentence", True)
+                        Statement(
+                            passage,
+                            knob,
+                            value,
+                            note.path,
+                            line,
+                            column,
+                            "sentence",
+                            True,
+                            end_column=end,
+                        )
                     )
     return found
 
@@ -303,8 +335,10 @@ def hosts(note: Note, block: Block) -> list[Statement]:
         passage = (cut := cut or Sentences(block)).at(line, match.group(0))
         bound = match.groupdict().get("more") or LOWER_BOUND.search(passage)
         value = match.group("value") + ("+" if bound else "")
-        column = match.start("value") + 1
-        found.append(Statement(None, "host_gpus", value, note.path, line, column, "host"))
+        column, end = match.start("value") + 1, match.end("value") + 1
+        found.append(
+            Statement(None, "host_gpus", value, note.path, line, column, "host", end_column=end)
+        )
     return sorted(found, key=lambda s: (s.line, s.column))
 
 
@@ -320,8 +354,17 @@ def universal(note: Note, block: Block) -> list[Statement]:
         names = YAML_NAME.findall(passage)
         if len(set(names)) != 1 or not OVERRIDE_WORDS.search(passage):
             continue
-        column = match.start() + 1
+        column, end = match.start() + 1, match.end() + 1
         found.append(
-            Statement(names[0], "interpolation", "every", note.path, line, column, "universal")
+            Statement(
+                names[0],
+                "interpolation",
+                "every",
+                note.path,
+                line,
+                column,
+                "universal",
+                end_column=end,
+            )
         )
     return found

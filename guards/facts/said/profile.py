@@ -54,6 +54,7 @@ def profile_statements(compose: Compose) -> list[Statement]:
                     "profile",
                     key=field.key,
                     said=said,
+                    end_column=field.end_column,
                 )
             )
     return found
@@ -133,6 +134,7 @@ def tier_statements(compose: Compose) -> list[Statement]:
                     "tier",
                     key=line.label,
                     said=words,
+                    end_column=line.column + said.said.end(),
                 )
             )
     return found

@@ -27,6 +27,11 @@ class Comment:
     text: str  # after the ``#``
     where: str  # "header" | "yaml" | "script"
 
+    @property
+    def end_column(self) -> int:
+        """Just after the comment's text (its ``#`` is at ``column``)."""
+        return self.column + 1 + len(self.text.rstrip())
+
 
 @dataclass(frozen=True)
 class Region:

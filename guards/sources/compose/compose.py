@@ -125,6 +125,7 @@ def parse_compose(
             c.line,
             c.column + 1 + offset,
             compose.is_correction(c.line) or withdrawn_citation(c.text, offset),
+            end_column=c.column + 1 + offset + len(f"claim:{claim_id}"),
         )
         for c in compose.comments
         if "claim:" in c.text

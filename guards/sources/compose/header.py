@@ -176,6 +176,12 @@ class HeaderField:
     lines: tuple[HeaderLine, ...]  # the key line and its continuation lines
 
     @property
+    def end_column(self) -> int:
+        """Just after the value's text on the key line (``column`` when it has none there)."""
+        head = self.lines[0]
+        return max(head.column + len(head.text), self.column)
+
+    @property
     def first_value(self) -> str:
         return self.value.split("\n", 1)[0]
 
@@ -217,6 +223,10 @@ class FlatLine:
     value: str
     line: int
     column: int
+
+    @property
+    def end_column(self) -> int:
+        return self.column + len(self.value)
 
 
 @dataclass(frozen=True)

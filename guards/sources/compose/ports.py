@@ -49,6 +49,11 @@ class Probe:
     set_by: str = ""  # the environment entries the container's shell read it from
     path: str | None = None  # the file it is written in, when not the compose's own
 
+    @property
+    def end_column(self) -> int:
+        """Just after the port as written (its column, a point, when the scheme implies it)."""
+        return self.column + len(self.raw)
+
 
 @dataclass(frozen=True)
 class Healthcheck:
@@ -146,7 +151,9 @@ def _word(node: ScalarNode, env: Mapping[str, str]) -> Token:
     """One word of the test as Compose passes it; a template Compose would refuse is kept
     unresolved (its port, if any, is what raises)."""
     line, column = yamlsrc.line_of(node), yamlsrc.column_of(node)
-    word = Token(node.value, node.value, line, column, quoted=node.style in ("'", '"'))
+    quoted = node.style in ("'", '"')
+    end = yamlsrc.end_column_of(node)
+    word = Token(node.value, node.value, line, column, quoted=quoted, end_column=end)
     try:
         value = interpolate(node.value, env)
     except TemplateError as exc:

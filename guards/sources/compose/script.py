@@ -38,6 +38,12 @@ class ScriptLine:
     raw: str  # as written (``$$`` escapes intact), block indentation removed
     text: str  # after compose interpolation: what bash sees
     column: int = 1  # 1-based file column where ``raw`` starts
+    in_file: bool = True  # ``raw`` is the file's line (not a part of a word placed at it)
+
+    @property
+    def end_column(self) -> int:
+        """Just after the line's text in the file (0: not known, the line is not the file's)."""
+        return self.column + len(self.raw.rstrip()) if self.in_file else 0
 
 
 @dataclass(frozen=True)
@@ -226,6 +232,7 @@ class Script:
             raw=found.raw,
             line=at.number,
             column=at.column + len(at.raw) - len(at.raw.lstrip()),
+            end_column=at.end_column,
             variables=found.variables,
             from_env=found.from_env,
             quoted=False,

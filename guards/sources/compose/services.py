@@ -143,6 +143,7 @@ def _image(node: Node | None, env: Mapping[str, str]) -> Knob | None:
         raw=node.value,
         line=yamlsrc.line_of(node),
         column=yamlsrc.column_of(node),
+        end_column=yamlsrc.end_column_of(node),
         source="image",
         flag=None,
         variables=value.variables,
@@ -263,17 +264,20 @@ def _script(
 
 
 def _script_word(raw: str, env: Mapping[str, str], line: int, column: int, source: str) -> Token:
-    return _token(raw, _interpolate(raw, env, line, column), line, column, source=source)
+    value = _interpolate(raw, env, line, column)
+    return _token(raw, value, line, column, source=source, end=column + len(raw))
 
 
 def _word_script(word: Token, environment: dict[str, EnvEntry]) -> Script:
     """The script one word of a string-form ``command:`` gives ``sh -c``: placed at the
     word (its lines are not the file's)."""
     parts = word.text.split("\n")
-    script_lines = [ScriptLine(word.line, part, part, word.column) for part in parts]
+    script_lines = [ScriptLine(word.line, part, part, word.column, False) for part in parts]
     words = [
         [
-            replace(word, text=text, raw=text, column=word.column + offset, quoted=False)
+            replace(
+                word, text=text, raw=text, column=word.column + offset, quoted=False, end_column=0
+            )
             for offset, text in _split_words(part)
         ]
         for part in parts
@@ -324,6 +328,7 @@ def _tokens(
                 yamlsrc.column_of(item),
                 quoted=item.style in ("'", '"'),
                 source=source,
+                end=yamlsrc.end_column_of(item),
             )
             for item in node.value
             if isinstance(item, ScalarNode)
@@ -342,13 +347,20 @@ def _tokens(
                         number,
                         column + offset,
                         source=source,
+                        end=column + offset + len(raw),
                     )
                 )
     return tokens
 
 
 def _token(
-    raw: str, value: Value, line: int, column: int, quoted: bool = False, source: str = "command"
+    raw: str,
+    value: Value,
+    line: int,
+    column: int,
+    quoted: bool = False,
+    source: str = "command",
+    end: int = 0,
 ) -> Token:
     return Token(
         value.text,
@@ -360,6 +372,7 @@ def _token(
         value.unresolved,
         quoted,
         source,
+        end,
     )
 
 

@@ -179,7 +179,10 @@ def _front_matter_ids(node: Any, key: str) -> list[Citation]:
                 f"front matter '{key}': {value!r} is not a kebab-case claim id", None, line
             )
         column = yamlsrc.column_of(item)
-        citations.append(Citation(value, line, column, key == "retracts", front_matter=True))
+        end = yamlsrc.end_column_of(item)
+        citations.append(
+            Citation(value, line, column, key == "retracts", front_matter=True, end_column=end)
+        )
     return citations
 
 

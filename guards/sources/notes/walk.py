@@ -14,7 +14,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..markers import Citation, Marker, find_claim_refs, retraction_marker, withdrawn_citation
+from ..markers import (
+    Citation,
+    Marker,
+    find_claim_refs,
+    ref_end,
+    retraction_marker,
+    withdrawn_citation,
+)
 
 _ALERT_TAG = re.compile(r"\s*\[![A-Za-z]+\]\s*$")
 _SPACES = re.compile(r"  +")
@@ -394,6 +401,9 @@ class Walker:
                 line,
                 column,
                 struck or around.at(line) is not None or self.withdrawn(line, column),
+                end_column=ref_end(
+                    self.lines[line - 1] if line <= len(self.lines) else "", column, claim_id
+                ),
             )
             for line, column, claim_id, struck in sorted(self.citations)
         ]

@@ -31,6 +31,7 @@ class Token:
     unresolved: tuple[Unresolved, ...] = ()
     quoted: bool = False  # a quoted YAML list item: ``column`` is its opening quote
     source: str = "command"  # where the word is written: "command" or "entrypoint"
+    end_column: int = 0  # just after the word as written on ``line`` (0: not known)
 
     @property
     def is_flag(self) -> bool:
@@ -52,6 +53,7 @@ class Knob:
     from_env: tuple[str, ...] = ()
     note: str | None = None
     path: str | None = None  # the file it is written in, when not the compose's own
+    end_column: int = 0  # just after the value as written on ``line`` (0: not known)
 
     @property
     def number(self) -> float | None:
@@ -134,4 +136,5 @@ def knob_from(name: str, flag: Flag, source: str | None = None) -> Knob:
         variables=token.variables,
         from_env=token.from_env,
         note=note,
+        end_column=token.end_column,
     )

@@ -165,6 +165,7 @@ def _positional_model(tokens: list[Token], script: Script | None) -> dict[str, K
         raw=first.raw,
         line=first.line,
         column=first.column,
+        end_column=first.end_column,
         source="command",
         variables=first.variables,
         from_env=first.from_env,
@@ -198,6 +199,7 @@ def _script_switch(name: str, flag: str, line: ScriptLine) -> Knob | None:
         raw=flag,
         line=line.number,
         column=line.column + at.start(),
+        end_column=line.column + at.end() if line.in_file else 0,
         source="entrypoint",
         flag=flag,
     )
@@ -211,6 +213,7 @@ def _script_knob(name: str, flag: str, word: str, line: ScriptLine, script: Scri
         raw=_unquote(written.group(1)) if written else _unquote(word),
         line=line.number,
         column=line.column + (written.start(1) if written else 0),
+        end_column=line.column + written.end(1) if written and line.in_file else 0,
         source="entrypoint",
         flag=flag,
     )
@@ -234,6 +237,7 @@ def _evaluated(knob: Knob, variable: str, script: Script) -> Knob:
         raw=evaluated.raw or knob.raw,
         line=where.number if where else knob.line,
         column=_indent_column(where) if where else knob.column,
+        end_column=where.end_column if where else knob.end_column,
         variables=evaluated.variables,
         from_env=evaluated.from_env,
         note=evaluated.note,

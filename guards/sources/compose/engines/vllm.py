@@ -59,6 +59,7 @@ def knobs(
             raw=first.raw,
             line=first.line,
             column=first.column,
+            end_column=first.end_column,
             source=first.source,
             flag=None,
             variables=first.variables,
@@ -92,6 +93,7 @@ def _drafter(flags: list[Flag], script: Script | None) -> dict[str, Knob]:
         raw=line.raw.strip(),
         line=line.number,
         column=1,
+        end_column=line.end_column,
         source="entrypoint",
         flag="--speculative-config",
     )
@@ -112,6 +114,7 @@ def _drafter(flags: list[Flag], script: Script | None) -> dict[str, Knob]:
         raw=evaluated.raw or config.depth,
         line=where.number,
         column=_column(where),
+        end_column=where.end_column,
         variables=evaluated.variables,
         from_env=evaluated.from_env,
         note=evaluated.note,

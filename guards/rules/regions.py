@@ -72,7 +72,7 @@ def check_current(compose: Compose, context: Context) -> list[Finding] | None:
                 hint="fix the template, the compose's x-guards data or the region's arguments",
             )
         ]
-    return [
+    stale = [
         CURRENT.at(
             compose.path,
             r.region.line,
@@ -83,6 +83,7 @@ def check_current(compose: Compose, context: Context) -> list[Finding] | None:
         for r in rendered
         if r.stale and not r.edited_by_hand
     ]
+    return [finding.as_fixable() for finding in stale]  # guards regen renders it again
 
 
 def check_intact(compose: Compose, context: Context) -> list[Finding] | None:

@@ -405,6 +405,16 @@ def test_a_run_comes_back_from_its_json_equal():
     assert from_json(json.loads(json.dumps(to_json(run)))) == run
 
 
+def test_a_kept_finding_keeps_whether_a_fix_repairs_it_and_nothing_else_passes():
+    data = json.loads(json.dumps(to_json(every_field())))
+    [finding] = data["results"]["details"][0][1]
+    assert finding["fixable"] is True
+    for odd in (1, "true", None):
+        finding["fixable"] = odd
+        with pytest.raises(ValueError):
+            from_json(data)
+
+
 def test_only_a_run_as_the_suite_makes_it_is_kept():
     from guards.errors import GuardsError
 

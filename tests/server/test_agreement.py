@@ -11,6 +11,7 @@ import pytest
 from guards.server.checking import check
 
 from ..cli_helpers import run_guards
+from .editor import uri
 from .test_server import edited
 
 EXTRA_COMPOSE = """\
@@ -105,7 +106,7 @@ def test_the_servers_diagnostics_are_the_findings_of_check_format_json(capsys, i
             editor.open(path)
         for path in opened:
             await editor.diagnostics(path)
-        counts = {path: len(editor.published[uri_of(editor, path)]) for path in opened}
+        counts = {path: len(editor.published[uri(path)]) for path in opened}
         editor.save(opened[0])  # every open document checked again, all of them at once
         for path in opened:
             published[path] = await editor.diagnostics(path, after=counts[path])
@@ -126,12 +127,6 @@ def test_the_servers_diagnostics_are_the_findings_of_check_format_json(capsys, i
     assert found == expected
     assert {f[0] for f in found} == {"C001", "C002", "S002"}  # not S003, K001 or multi8's C001
     assert not any("/multi8/" in f[1] for f in found)
-
-
-def uri_of(editor, path: Path) -> str:
-    from .editor import uri
-
-    return uri(path)
 
 
 def message_and_hint(text: str) -> tuple[str, str | None]:

@@ -75,7 +75,10 @@ class Finding:
     fingerprint: str = ""  # set by the runner: survives line shifts (see ``fingerprint``)
     waiver: Waiver | None = None  # why it is not reported, when it is not
     env: str | None = None  # the operator's env file that causes it (``--env-file``)
-    # the fix `check` found for it (not part of what the finding is, nor kept by the cache)
+    # a write command (guards fix, guards regen, check --fix) repairs findings of this kind:
+    # set by the rule that makes it (whether this one gets a fix is the fix's own to say)
+    fixable: bool = False
+    # the fix `check` found for it (not part of what the finding is; kept by the cache)
     fix: Fix | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
@@ -83,6 +86,10 @@ class Finding:
             object.__setattr__(self, "end_line", self.line)
         if not self.end_column:
             object.__setattr__(self, "end_column", self.column)
+
+    def as_fixable(self) -> Finding:
+        """This finding, marked as one a write command repairs (``fixable``)."""
+        return replace(self, fixable=True)
 
     def sort_key(self) -> tuple:
         return (self.path, self.line, self.column, self.rule, self.message)
@@ -318,7 +325,7 @@ def finding_fields(f: Finding) -> dict[str, object]:
 
 def _finding_json(f: Finding) -> dict[str, object]:
     waiver = f.waiver and [f.waiver.kind, f.waiver.reason, f.waiver.path, f.waiver.line]
-    return {**finding_fields(f), "waiver": waiver, "fix": _fix_json(f.fix)}
+    return {**finding_fields(f), "waiver": waiver, "fixable": f.fixable, "fix": _fix_json(f.fix)}
 
 
 def _fix_json(fix: Fix | None) -> list[object] | None:
@@ -347,6 +354,7 @@ FINDING_KEYS = frozenset(
         "fingerprint",
         "env",
         "waiver",
+        "fixable",
         "fix",
     )
 )
@@ -434,6 +442,7 @@ def _finding(data: object) -> Finding:
         fingerprint=_text(f["fingerprint"]),
         env=_optional(f["env"]),
         waiver=None if waiver is None else _waiver(waiver),
+        fixable=_flag(f["fixable"]),
         fix=None if f["fix"] is None else _fix(f["fix"]),
     )
 
@@ -488,6 +497,12 @@ def _optional(data: object) -> str | None:
 
 def _texts(data: object) -> tuple[str, ...]:
     return tuple(_text(item) for item in _list(data))
+
+
+def _flag(data: object) -> bool:
+    if type(data) is not bool:
+        raise ValueError("not a boolean")
+    return data
 
 
 def _number(data: object) -> int:

@@ -3,9 +3,7 @@
 import datetime as dt
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import typer
 
@@ -16,16 +14,10 @@ from .common import (
     CONFIG_OPTION,
     ENV_FILE_OPTION,
     ROOT_OPTION,
-    chosen_rules,
     echo,
     echo_error,
     estate_root,
-    layers,
     load_settings,
-    operator_env,
-    root_dir,
-    selecting,
-    selection_key,
     shown,
 )
 
@@ -157,17 +149,15 @@ def check(
     _refuse_fix_combinations(
         fix, diff, show_fixes, stdin, env_file, output, statistics, output_file
     )
-    entries = _baseline_entries(baseline)  # read before the run, so a bad one stops it at once
+    accepted = _baseline(baseline, strict_baseline)  # read before the run: a bad one stops it
     given = _stdin_text(root, stdin_filename) if stdin else {}
-    asked = _Asked(
-        paths,
-        root,
-        config,
+    asked = _asked(
+        (root, config, paths),
         (env_file, env_only),
         (select, ignore, extend_select, extend_ignore),
-        (baseline, entries, strict_baseline),
-        no_cache,
+        accepted,
         cached=not (no_cache or verbose or env_file or given),  # those need the estate itself
+        no_cache=no_cache,
         jobs=jobs,
     )
     result, estate, failed = _fixed_and_checked(asked, given, fix, diff, show_fixes, exit_zero)
@@ -179,12 +169,37 @@ def check(
     raise typer.Exit(0 if exit_zero and code == 1 else code)
 
 
-def _baseline_entries(baseline: Path | None):
+def _asked(where, env, chosen, accepted, cached: bool, no_cache: bool, jobs: int):
+    """The options as what the pipeline is asked for (:class:`guards.run.pipeline.Asked`),
+    with the fixes the reports mark computed for a run that is not taken from the cache."""
+    from ..run.pipeline import Asked
+
+    (root, config, paths), (env_file, env_only), (select, ignore, *extend) = where, env, chosen
+    return Asked(
+        root=root,
+        config=config,
+        paths=paths,
+        env_file=env_file,
+        env_only=env_only,
+        select=select or (),
+        ignore=ignore or (),
+        extend_select=extend[0] or (),
+        extend_ignore=extend[1] or (),
+        baseline=accepted,
+        cache=cached,
+        cache_shipped=not no_cache,
+        workers=jobs,
+        finish=_with_fixes,
+    )
+
+
+def _baseline(baseline: Path | None, strict: bool):
     if baseline is None:
         return None
     from ..run import baseline as accepted
+    from ..run.pipeline import Baseline
 
-    return accepted.load(baseline, str(baseline))
+    return Baseline(str(baseline), accepted.load(baseline, str(baseline)), strict)
 
 
 def _fixed_and_checked(asked, given, fix: bool, diff: bool, show_fixes: bool, exit_zero: bool):
@@ -206,43 +221,22 @@ def _fixed_and_checked(asked, given, fix: bool, diff: bool, show_fixes: bool, ex
     return result, estate, failed
 
 
-@dataclass(frozen=True)
-class _Asked:
-    """What a ``check`` run is asked for, for :func:`_checked` (run twice by ``--fix``)."""
+def _checked(asked, quiet: bool = False):
+    """The run as reported (:func:`guards.run.pipeline.check`: the operator's view with
+    --env-file, compared with the baseline), the estate (None when the run came from the
+    cache) and the settings; load errors and warnings printed (unless ``quiet``)."""
+    from ..run.pipeline import check as checked_run
 
-    paths: list[Path] | None
-    root: Path
-    config: Path | None
-    env: tuple[Path | None, bool]  # --env-file, --env-only
-    chosen: tuple  # --select, --ignore, --extend-select, --extend-ignore
-    baseline: tuple  # --baseline, its entries (or None), --strict-baseline
-    no_cache: bool
-    cached: bool
-    jobs: int
+    done = checked_run(asked)
+    _say_problems(done.run, quiet)
+    return done.run, done.estate, done.settings
 
 
-def _checked(asked: _Asked, quiet: bool = False):
-    """The run as reported (the operator's view with --env-file, compared with the baseline),
-    the estate (None when the run came from the cache) and the settings."""
-    a = asked
-    (env_file, env_only), (select, ignore, *extend) = a.env, a.chosen
-    where = (a.paths, a.root, a.config)
-    result, estate, settings = _run(
-        *where, env_file, select, ignore, quiet, a.cached, a.jobs, tuple(extend)
-    )
-    if env_file is not None:
-        from ..run.operator import operator_view
-
-        shipped, _, _ = _run(
-            *where, None, select, ignore, True, not a.no_cache, extend=tuple(extend)
-        )
-        result = operator_view(result, shipped, estate, str(env_file), env_only)
-    baseline, entries, strict = a.baseline
-    if entries is not None:
-        from ..run import baseline as accepted
-
-        result = accepted.apply(result, entries, str(baseline), strict)
-    return result, estate, settings
+def _say_problems(result, quiet: bool) -> None:
+    for error in () if quiet else result.errors:
+        echo_error(error)
+    for warning in () if quiet else result.warnings:
+        echo(f"guards: warning: {warning}", err=True)
 
 
 def _refuse_combinations(output, statistics, strict_baseline, baseline, env_only, env_file):
@@ -309,12 +303,16 @@ def _readable(root: Path, config: Path | None, stdin_filename: Path | None) -> N
 
 
 def _with_fixes(result, estate):
-    """The run with each finding a fix exists for carrying it (what the reports mark); the
-    fixes are of the estate as shipped, so a run with --env-file has none."""
-    from ..write.fixes import has_fix, with_fixes
+    """The run with each finding a fix exists for carrying it (what the reports mark): the
+    findings their rules marked ``fixable``, each with the fix the write layer computes (and
+    that layer imported only when there is one). A run with --env-file gets none: the fixes
+    are of the estate as shipped."""
+    fixable = [f for f in result.findings if f.fixable]
+    if not fixable:
+        return result
+    from ..write.fixes import with_fixes
 
-    fixable = [f for f in result.findings if has_fix(f)]
-    return result.with_fixes(with_fixes(estate, fixable)) if fixable else result
+    return result.with_fixes(with_fixes(estate, fixable))
 
 
 def _carried(result, estate, settings, mode):
@@ -322,9 +320,9 @@ def _carried(result, estate, settings, mode):
     came from the cache, on the files they are in, loaded), then rewritten or only rendered
     (``mode``); the errors and the fixes refused said. The plan, each file rewritten, and the
     files that could not be."""
-    from ..write.fixes import Plan, carry_out, has_fix, plan
+    from ..write.fixes import Plan, carry_out, plan
 
-    paths = sorted({f.path for f in result.findings if has_fix(f)})
+    paths = sorted({f.path for f in result.findings if f.fixable})
     if not paths:
         return Plan(), [], []
     if estate is None:
@@ -414,9 +412,20 @@ def write_baseline(
     """Record today's findings so `check --baseline FILE` reports only new ones."""
     root = estate_root(root, config, paths)
     from ..run import baseline as accepted
+    from ..run.pipeline import Asked, run_once
     from ..sources.edit import locked, write_file
 
-    result, _, _ = _run(paths, root, config, env_file, select, ignore)
+    result = run_once(
+        Asked(
+            root=root,
+            config=config,
+            paths=paths,
+            env_file=env_file,
+            select=select or (),
+            ignore=ignore or (),
+        )
+    ).run
+    _say_problems(result, quiet=False)
     if result.errors:
         raise GuardsError("inputs could not be read (above); no baseline written")
     if output_file is not None:
@@ -427,63 +436,6 @@ def write_baseline(
         write_file(target, accepted.dump(result), str(target))
     count = len(result.findings)
     echo(f"guards: {count} finding{'s' if count != 1 else ''} recorded in {target}")
-
-
-def _run(
-    paths,
-    root,
-    config,
-    env_file,
-    select,
-    ignore,
-    quiet=False,
-    use_cache=False,
-    workers=0,
-    extend=(None, None),
-):
-    """The suite on the estate (or the named files of it): the run, the estate (None when
-    the run came from the cache) and the settings; load errors are printed (unless
-    ``quiet``). The command line's ``select`` and ``ignore``, and ``extend`` (its
-    --extend-select and --extend-ignore), are layered over the settings' lists
-    (:func:`guards.cli.common.chosen_rules`)."""
-    from ..run import cache
-    from ..run.discovery import discover
-
-    store = cache.open_store(root_dir(root)) if use_cache else None
-    settings = load_settings(root, config, cache.KeptSettings(store) if store else None)
-    env = operator_env(env_file)
-    selection = layers(settings, select, extend[0], ignore, extend[1])
-    if paths and any(_affects_every_file(settings, path) for path in paths):
-        paths = None  # a new registry, config or template can change any file's result
-    found = discover(settings, list(paths) if paths else None)
-    today = dt.date.today()
-    key = None
-    if store:
-        key = cache.run_key(store, settings, selection_key(selection), found, env, today)
-    loaded: dict[str, Any] = {}
-
-    def compute():
-        from ..rules import all_rules
-        from ..rules.options import load_options
-        from ..run.estate import load_estate
-        from ..run.parallel import workers_for
-        from ..run.suite import run
-
-        rules = all_rules()
-        options = load_options(settings, rules)
-        chosen_now = chosen_rules(rules, selection)
-        processes = workers_for(len(found.composes) + len(found.notes), workers)
-        loaded["estate"] = estate = load_estate(settings, env=env, found=found, workers=processes)
-        done = run(estate, chosen_now, options, today, processes, selected=selecting(selection))
-        # the fixes are kept with the run (a run with --env-file is keyed apart: it has none)
-        return done if env_file is not None else _with_fixes(done, estate)
-
-    result = cache.through(store, key, compute)
-    for error in () if quiet else result.errors:
-        echo_error(error)
-    for warning in () if quiet else result.warnings:
-        echo(f"guards: warning: {warning}", err=True)
-    return result, loaded.get("estate"), settings
 
 
 def _tty() -> bool:
@@ -506,23 +458,6 @@ def _write_report(path: Path, text: str, mode: str) -> None:
         raise GuardsError(
             f"cannot write the report: {getattr(exc, 'strerror', None) or exc}", str(path)
         ) from None
-
-
-def _affects_every_file(settings, path: Path) -> bool:
-    """``path`` is the claims registry, the settings file, a region template or an env file
-    (a ``.env`` or one the ``env-files`` setting names: it feeds the composes that read it)."""
-    try:
-        inside = path.resolve().relative_to(settings.root.resolve()).as_posix()
-    except (ValueError, OSError):
-        return False
-    named = settings.env_files
-    env_files = [f for files in named.values() for f in files] if isinstance(named, dict) else named
-    return (
-        inside in (settings.claims, settings.source, "pyproject.toml", "guards.toml")
-        or inside.startswith(settings.templates.rstrip("/") + "/")
-        or path.name == ".env"
-        or inside in env_files
-    )
 
 
 def _explain_load(remarks: tuple[str, ...], estate, rule_count: int) -> None:

@@ -16,7 +16,6 @@ from .common import (
     echo,
     estate_root,
     load_settings,
-    operator_env,
     shown,
 )
 
@@ -112,6 +111,7 @@ def evidence_compose(root: Path, config: Path | None, compose: Path, env_file: P
     from ..rules import all_rules
     from ..rules.options import load_options
     from ..run.estate import load_estate
+    from ..run.pipeline import operator_env
 
     settings = load_settings(root, config)
     estate = load_estate(settings, [compose], operator_env(env_file))

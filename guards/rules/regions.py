@@ -73,7 +73,7 @@ def check_current(compose: Compose, context: Context) -> list[Finding] | None:
                 end_column=line_end(compose.lines, rendered.region_line),
             )
         ]
-    return [
+    stale = [
         CURRENT.at(
             compose.path,
             r.region.line,
@@ -85,6 +85,7 @@ def check_current(compose: Compose, context: Context) -> list[Finding] | None:
         for r in rendered
         if r.stale and not r.edited_by_hand
     ]
+    return [finding.as_fixable() for finding in stale]  # guards regen renders it again
 
 
 def check_intact(compose: Compose, context: Context) -> list[Finding] | None:

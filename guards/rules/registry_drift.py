@@ -58,7 +58,8 @@ def check(target: Compose | Note, context: Context) -> list[Finding] | None:
         if citation.claim_id in target.retracted_ids and not claim.is_withdrawn:
             findings.append(_unrecorded(target, citation, claim, registry.path))
         elif claim.is_withdrawn and not citation.in_retraction:
-            findings.append(_still_cited(target, citation, claim, registry.path))
+            # guards fix marks the citation as withdrawn
+            findings.append(_still_cited(target, citation, claim, registry.path).as_fixable())
     return list(dict.fromkeys(findings))  # an id listed twice in front matter is one finding
 
 

@@ -99,7 +99,7 @@ def check(target: Compose | Note, context: Context) -> list[Finding] | None:
                     end_column=len(target.lines[copy.end_line - 1]) + 1,
                 )
             )
-    return findings
+    return [finding.as_fixable() for finding in findings]  # guards fix: a claim region
 
 
 RULE: Rule[RuleOptions] = Rule(

@@ -62,7 +62,7 @@ if TYPE_CHECKING:
     from ..sources.config import Config
     from .discovery import Found
 
-FORMAT = 5  # bumped when what an entry holds changes shape
+FORMAT = 6  # bumped when what an entry holds changes shape
 MAX_ENTRIES = 64
 MAX_BYTES = 512 * 1024 * 1024
 MAX_ENTRY = 256 * 1024 * 1024  # bytes of one kept run: a bigger file is not one of ours

@@ -30,7 +30,6 @@ from pygls.workspace import TextDocument
 
 from .. import __version__
 from ..findings import Finding, Fix
-from ..write.fixes import has_fix
 from . import convert
 from .checking import Checked, check, estate_root, fixes, shown
 
@@ -238,7 +237,7 @@ class Session:
             (diagnostic, finding)
             for diagnostic, finding in published.entries
             if finding is not None
-            and has_fix(finding)
+            and finding.fixable
             and any(_same(diagnostic, asked) for asked in params.context.diagnostics)
         ]
         if not wanted or published.checked.estate is None:

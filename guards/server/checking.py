@@ -2,8 +2,13 @@
 every open document's text in place of its file (read through :mod:`guards.sources.files`, as
 ``guards check -`` reads standard input), and the fixes of what it found.
 
-A check runs what ``guards check PATHS...`` runs for those paths: the settings of the estate,
-its registry, the rules its settings select. The estate of a document is found as the command
+A check runs what ``guards check PATHS...`` runs for those paths, through the same pipeline
+(:func:`guards.run.pipeline.check`): the settings of the estate, its registry, the rules its
+settings select (``select``, ``extend-select``, ``ignore``, ``extend-ignore``), its
+suppressions; a named registry, settings file, template or env file checks the whole estate,
+as on the command line. Unlike the command line, it keeps no run (buffers are not files) and
+runs in this process (a handful of open files gains nothing from worker processes, and a
+server holding threads must not fork). The estate of a document is found as the command
 line finds it: the nearest folder with settings at or above the document; else the innermost
 workspace folder holding it; else the first workspace folder (which the document is then
 outside of, as the check says); else the document's own folder.
@@ -11,21 +16,20 @@ outside of, as the check says); else the document's own folder.
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import GuardsError
 from ..findings import Finding, Fix, Run
-from ..run.discovery import discover, shown_path
-from ..run.estate import Estate, load_estate
-from ..run.suite import run
+from ..run.discovery import shown_path
+from ..run.estate import Estate
+from ..run.pipeline import Asked
+from ..run.pipeline import check as checked_run
 from ..sources.config import Config
-from ..sources.configfile import find_settings, load_config
+from ..sources.configfile import find_settings
 from ..sources.files import overridden
 from ..sources.paths import is_inside
-from ..write.fixes import fix_for
 
 
 @dataclass(frozen=True)
@@ -74,27 +78,14 @@ def check(root: Path, paths: Sequence[Path], texts: Mapping[str, str]) -> Checke
     ``texts`` holds read as that text."""
     with overridden(_bytes(texts)):
         try:
-            settings = load_config(root)
-            estate, result = _run(settings, list(paths))
+            done = checked_run(Asked(root=root, paths=list(paths), workers=1))
         except GuardsError as error:
             return Checked(root, stopped=error)
+    result = done.run
     by_path: dict[str, list[Finding]] = {}
     for finding in result.findings:
         by_path.setdefault(finding.path, []).append(finding)
-    return Checked(root, result, estate, by_path=by_path)
-
-
-def _run(settings: Config, paths: list[Path]) -> tuple[Estate, Run]:
-    """What ``guards check PATHS`` runs, in this process (a handful of open files gains
-    nothing from worker processes, and a server holding threads must not fork)."""
-    from ..rules import all_rules, select
-    from ..rules.options import load_options
-
-    rules = all_rules()
-    options = load_options(settings, rules)
-    chosen = select(rules, settings.select, settings.ignore)
-    estate = load_estate(settings, found=discover(settings, paths))
-    return estate, run(estate, chosen, options, dt.date.today(), selected=settings.select)
+    return Checked(root, result, done.estate, by_path=by_path)
 
 
 def fixes(
@@ -105,6 +96,8 @@ def fixes(
     open in the editor renders as its buffer holds it."""
     if checked.estate is None:
         return [None for _ in findings]
+    from ..write.fixes import fix_for  # only for a code action: a check computes no fix
+
     with overridden(_bytes(texts)):
         return [fix_for(checked.estate, finding) for finding in findings]
 

@@ -3,7 +3,9 @@ the reports, which mark it fixable), and the plan ``check --fix`` and ``check --
 out (every fix of a file applied in memory, in the order ``guards fix`` and then ``guards
 regen`` apply them).
 
-Three rules have fixes, each made by the write layer's own function with its checks:
+Three rules have fixes, each made by the write layer's own function with its checks; a
+finding of theirs that a fix repairs says so itself (``Finding.fixable``, set by the rule), so
+a run learns which findings may have one without importing this module:
 
 - C002, a citation of a withdrawn claim written as current: marked as withdrawn
   (:func:`guards.write.marks.mark_citations`);
@@ -40,19 +42,6 @@ if TYPE_CHECKING:
     from ..sources.compose.compose import Compose
     from ..sources.notes.notes import Note
 
-FIXABLE = frozenset(("C001", "C002", "G001"))
-
-
-def has_fix(finding: Finding) -> bool:
-    """Whether ``finding`` is of a kind a fix exists for (whether this one has one is
-    :func:`fix_for`'s to say)."""
-    if finding.rule == "C002":
-        return finding.message.startswith("cites claim")  # not the registry's own findings
-    if finding.rule == "G001":
-        return finding.message.endswith("is out of date: it renders differently now")
-    return finding.rule == "C001"
-
-
 # -- the fix of one finding ------------------------------------------------------------------
 
 
@@ -69,9 +58,9 @@ def with_fixes(estate: Estate, findings: Iterable[Finding]) -> dict[Finding, Fix
 def fix_for(estate: Estate, finding: Finding) -> Fix | None:
     """The fix of ``finding`` alone, in the text it was found in; None when there is none: a
     rule without fixes, a copy or citation ``guards fix`` would leave, a file ``guards regen``
-    refuses."""
+    refuses. Only a finding its rule marked ``fixable`` has one."""
     target = _target(estate, finding.path)
-    if target is None or not has_fix(finding):
+    if target is None or not finding.fixable:
         return None
     try:
         if finding.rule == "C001":
@@ -208,7 +197,7 @@ def plan(
     done = Plan()
     by_rule: dict[str, list[Finding]] = {}
     for finding in reported:
-        if has_fix(finding):
+        if finding.fixable:
             by_rule.setdefault(finding.rule, []).append(finding)
     moved = _mark(estate, by_rule.get("C002", []), done)
     again = _found_again(estate, by_rule.get("C001", []), moved, done, options, today)

@@ -25,6 +25,7 @@ WATCHED = (
     "yaml",
     "guards.sources.compose.header",
     "guards.rules",
+    "guards.write.fixes",
 )
 RUN = """
 import json, sys
@@ -91,6 +92,24 @@ def test_a_compose_with_a_generated_region_renders_it_with_jinja2():
     found = imported("check", "--no-cache", COMPOSE)
     assert found["code"] == 0 and "jinja2" in found["loaded"]
     assert "markdown_it" not in found["loaded"]  # the notes are not part of this run
+
+
+def test_a_computed_check_imports_the_fixes_only_for_a_finding_its_rule_marks_fixable(tmp_path):
+    found = imported("check", "--no-cache", COMPOSE)  # no finding at all
+    assert found["code"] == 0 and "guards.write.fixes" not in found["loaded"]
+    (tmp_path / "claims.yaml").write_text(
+        "claims:\n  - id: old-cliff\n    title: Decode cliff\n    status: retracted\n"
+        "    retracted: 2026-09-08\n    reason: A harness artefact.\n"
+        "    text: Decode collapses once accumulated context passes ~21k on the spec tiers.\n"
+    )
+    body = "services:\n  vllm:\n    image: vllm/vllm-openai:v0.27.1\n"
+    (tmp_path / "a.yml").write_text("# Gone: claim:old-cliff is fine.\n" + body)
+    (tmp_path / "b.yml").write_text("# Fine.\n" + body)
+    (tmp_path / "guards.toml").write_text('select = ["C"]\n')
+    cited = imported("check", "--no-cache", "a.yml", cwd=tmp_path)
+    assert cited["code"] == 1 and "guards.write.fixes" in cited["loaded"]  # the [*] mark
+    unmarked = imported("check", "--no-cache", "--select", "C003", "b.yml", cwd=tmp_path)
+    assert unmarked["code"] == 0 and "guards.write.fixes" not in unmarked["loaded"]
 
 
 LAZY = """

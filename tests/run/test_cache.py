@@ -175,16 +175,16 @@ def test_the_rules_chosen_and_the_day_are_part_of_the_key(capsys, estate, monkey
             return dt.date(2999, 1, 1)
 
     no_fresh_runs(monkeypatch)
-    monkeypatch.setattr("guards.cli.check.dt", SimpleNamespace(date=Tomorrow))
+    monkeypatch.setattr("guards.run.pipeline.dt", SimpleNamespace(date=Tomorrow))
     with pytest.raises(AssertionError, match="not taken from the cache"):
         run_guards_raising(estate)
 
 
 def run_guards_raising(root: Path) -> None:
     """Call the check in-process without the entry point's error handling."""
-    from guards.cli.check import _run
+    from guards.run.pipeline import Asked, check
 
-    _run(None, root, None, None, None, None, use_cache=True)
+    check(Asked(root=root, cache=True))
 
 
 def test_the_code_is_part_of_the_key():
@@ -379,6 +379,7 @@ def every_field() -> Run:
         end_column=9,
         fingerprint="0123456789abcdef-2",
         env=".env",
+        fixable=True,
     )
     waived = replace(finding, waiver=waiver)
     result = CheckResult("C001", "composes/x.yml", (finding,), ("not checked: x",), (waived,))
@@ -402,6 +403,16 @@ def every_field() -> Run:
 def test_a_run_comes_back_from_its_json_equal():
     run = every_field()
     assert from_json(json.loads(json.dumps(to_json(run)))) == run
+
+
+def test_a_kept_finding_keeps_whether_a_fix_repairs_it_and_nothing_else_passes():
+    data = json.loads(json.dumps(to_json(every_field())))
+    [finding] = data["results"]["details"][0][1]
+    assert finding["fixable"] is True
+    for odd in (1, "true", None):
+        finding["fixable"] = odd
+        with pytest.raises(ValueError):
+            from_json(data)
 
 
 def test_only_a_run_as_the_suite_makes_it_is_kept():

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import GuardsError
 from ..findings import Finding, Fix, Replacement
-from ..sources.edit import Edit, Source, apply, line_edits, line_starts
+from ..sources.edit import Edit, Source, apply, line_edits, line_starts, read
 from .rewrite import Mode, Rewritten, rewrite
 
 # The fixes themselves are imported where they are made: a run whose findings have none (or
@@ -93,7 +93,7 @@ def _copy_fix(estate: Estate, target: Compose | Note, finding: Finding) -> Fix |
     end = starts[min(max(finding.end_line, finding.line), len(starts) - 1)]
     mine = [e for e in fixed.edits if e.start < end and e.end >= start]
     message = f"replace the stale copy of {finding.claim} with a guards:claim region"
-    return _fix(message, target.text, mine)
+    return _fix(message, estate, target, mine)
 
 
 def _citation_fix(estate: Estate, target: Compose | Note, finding: Finding) -> Fix | None:
@@ -104,7 +104,8 @@ def _citation_fix(estate: Estate, target: Compose | Note, finding: Finding) -> F
     marked = mark_citations(target, target.text, citations, estate.registry)
     if not marked.marked:
         return None
-    return _fix(f"cite claim:{citations[0].claim_id} as withdrawn", target.text, marked.edits)
+    message = f"cite claim:{citations[0].claim_id} as withdrawn"
+    return _fix(message, estate, target, marked.edits)
 
 
 def _region_fix(estate: Estate, finding: Finding) -> Fix | None:
@@ -127,15 +128,19 @@ def _region_fix(estate: Estate, finding: Finding) -> Fix | None:
     mine = [e for e in edits if e.start == region.body_start]
     if not mine:
         return None
-    return _fix(f"render region guards:{region.name} from its template", target.text, mine)
+    return _fix(f"render region guards:{region.name} from its template", estate, target, mine)
 
 
-def _fix(message: str, text: str, edits: list[Edit]) -> Fix:
-    return Fix(message, tuple(replacement(text, e) for e in sorted(edits)))
+def _fix(message: str, estate: Estate, target: Compose | Note, edits: list[Edit]) -> Fix:
+    """The fix of ``edits`` to ``target``, its inserted lines ending as the file's do (a file
+    of CRLF lines gets CRLF lines, as ``check --fix`` writes them)."""
+    newline = _source(estate, target).newline
+    return Fix(message, tuple(replacement(target.text, e, newline) for e in sorted(edits)))
 
 
-def replacement(text: str, edit: Edit) -> Replacement:
-    """``edit`` (offsets in ``text``) as lines and 1-based columns."""
+def replacement(text: str, edit: Edit, newline: str = "\n") -> Replacement:
+    """``edit`` (offsets in ``text``) as lines and 1-based columns, its new text with
+    ``newline`` line endings."""
 
     starts = line_starts(text)
 
@@ -145,7 +150,13 @@ def replacement(text: str, edit: Edit) -> Replacement:
 
     line, column = place(edit.start)
     end_line, end_column = place(edit.end)
-    return Replacement(line, column, end_line, end_column, edit.new)
+    new = edit.new.replace("\n", newline) if newline != "\n" else edit.new
+    return Replacement(line, column, end_line, end_column, new)
+
+
+def _source(estate: Estate, target: Compose | Note) -> Source:
+    """The file ``target`` was read from, as it is now (what a fix would be applied to)."""
+    return read(estate.root / target.path, target.path, estate.config.max_bytes)
 
 
 def _is_note(target: Compose | Note) -> bool:

@@ -209,3 +209,19 @@ def test_a_finding_about_a_whole_line_spans_its_text(capsys, tmp_path):
         "endLine": 1,
         "endColumn": 10,  # just after "services:"
     }
+
+
+def test_a_fix_of_a_file_of_crlf_lines_inserts_crlf_lines_as_check_fix_writes(capsys, tmp_path):
+    (tmp_path / "claims.yaml").write_text(WITHDRAWN_CLAIM, encoding="utf-8")
+    compose = ("# Head\n" + STALE_COPY + BODY).replace("\n", "\r\n")
+    (tmp_path / "c.yml").write_bytes(compose.encode("utf-8"))
+    _, document = sarif(capsys, tmp_path, "--select", "C001")
+    [replacement] = document["runs"][0]["results"][0]["fixes"][0]["artifactChanges"][0][
+        "replacements"
+    ]
+    inserted = replacement["insertedContent"]["text"]
+    assert "\r\n" in inserted and "\n" not in inserted.replace("\r\n", "")
+    lines = compose.split("\r\n")
+    applied = "\r\n".join(lines[:1]) + "\r\n" + inserted + "\r\n".join(lines[3:])
+    assert run_guards(capsys, "check", "--root", str(tmp_path), "--fix").code == 0
+    assert (tmp_path / "c.yml").read_bytes().decode("utf-8") == applied

@@ -11,7 +11,7 @@ them into findings; evidence sets them beside the engine's preemptions.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
@@ -20,9 +20,8 @@ from ..sources.compose.engines.vllm import kv_dtype
 from .figures import (
     Figure,
     Setting,
-    compose_names,
+    comment_figures,
     elsewhere,
-    find_figures,
     measured_at,
     setting,
     tokens,
@@ -31,7 +30,6 @@ from .kv import Pool, bytes_per_token, computed_pool, gpu_memory, per_card, resc
 from .scope import fact
 
 if TYPE_CHECKING:
-    from ..sources.compose.comments import Comment
     from ..sources.compose.compose import Compose, Service
     from ..sources.registry import Registry
 
@@ -153,7 +151,7 @@ def kv_pool(
         figure(registry, compose, service, "kv_heads", planning),
         card_memory(compose, service, registry, planning),
     )
-    found = compose_figures(compose.comments, names, compose_names(compose.path))
+    found = compose_figures(compose, names)
     pool, reasons = applicable_pool(found, setting(shipped), setting(service), sizes)
     if pool is None:
         pool = computed(compose, service, registry, planning)
@@ -227,18 +225,12 @@ class Sizes:
     gpu: tuple[float, str] | None = None
 
 
-def compose_figures(
-    comments: Iterable[Comment], names: frozenset[str] = frozenset(), own: Iterable[str] = ()
-) -> list[Figure]:
+def compose_figures(compose: Compose, names: frozenset[str] = frozenset()) -> list[Figure]:
     """A compose's figures in the order to use them: the header's, then the other comments';
-    pools in tokens before concurrencies. ``names`` and ``own`` as for :func:`find_figures`."""
+    pools in tokens before concurrencies. ``names`` as for ``figures.find_figures``."""
     found: list[Figure] = []
-    comments, own = list(comments), list(own)
-    for header in (True, False):
-        lines = [
-            (c.line, c.column + 1, c.text) for c in comments if (c.where == "header") == header
-        ]
-        figures = find_figures(lines, names, own)
+    read = comment_figures(compose, names)
+    for figures in (read.header, read.other):
         found += [f for f in figures if f.kind == "pool"]
         found += [f for f in figures if f.kind != "pool"]
     return found

@@ -43,7 +43,7 @@ from ..sources.patterns import lazy
 from .kv import GPU_MODEL
 
 if TYPE_CHECKING:
-    pass
+    from ..sources.compose.compose import Compose
 
 MAX_FIGURES = 64  # a comment block quoting more is not read further
 VLLM_UTIL = 0.9  # vLLM's --gpu-memory-utilization when the compose does not set it
@@ -115,6 +115,11 @@ QUALIFIERS: list[tuple[str, re.Pattern[str]]] = [
         lazy(r"\bKV(?: cache)?(?: dtype)?\s*+[:=]?\s*+(?P<d>" + KV_NAME + r")(?![\w.])", re.I),
     ),
 ]
+# Every figure pattern holds one of these words: text without them quotes no figure. A word of
+# a line cannot continue on the next (lines are joined by a space), so a comment block none of
+# whose lines holds one of the single words is skipped whole.
+FIGURE_WORD = lazy(r"pool|kv cache size|concurrency|sequences|requests|streams", re.I)
+LINE_WORD = lazy(r"pool|size|concurrency|sequences|requests|streams", re.I)
 NOT_A_CONTEXT = lazy(r"\s*+(?:prompt|tok/s|t/s|gen\b|decode|prefill|fill|[×x%])", re.I)
 SPEED = lazy(r"(?:tok/s|t/s|tps)\s*+$", re.I)
 CLAUSE_END = lazy(r",(?![0-9])|[()\[\]]|\s[—–-]\s")  # "131,072" is one clause
@@ -171,15 +176,57 @@ def find_figures(
     """Figures in comment lines given as (line number, column where ``text`` starts, text).
     ``names`` are how comments name the estate's composes (``dual/ultrafast``), ``own`` this
     compose's: a sentence naming another compose quotes that compose's figures."""
+    lines = list(lines)
+    if not any(LINE_WORD.search(text) for _, _, text in lines):
+        return []
     found: list[Figure] = []
     naming = Naming(names, own)
     for paragraph in _paragraphs(lines):
         text, starts = _joined(paragraph)
+        if not FIGURE_WORD.search(text):
+            continue
         for start, end in _sentences(text):
             found += _in_sentence(text[start:end], start, starts, naming)
             if len(found) >= MAX_FIGURES:
                 return found[:MAX_FIGURES]
     return found
+
+
+@dataclass(frozen=True)
+class CommentFigures:
+    """A compose's figures, its header's and its other comments', each in text order."""
+
+    header: tuple[Figure, ...]
+    other: tuple[Figure, ...]
+
+
+_READ: dict[int, tuple[Compose, CommentFigures]] = {}  # id(compose) -> (compose, figures)
+_NAMES: list[frozenset[str]] = []  # the estate's names the kept figures were read with
+
+
+def comment_figures(compose: Compose, names: frozenset[str]) -> CommentFigures:
+    """The figures of a compose's comments (``names`` as for :func:`find_figures`), read once
+    per compose of the estate: K002 asks for them per service, D007 for the header's. Kept for
+    the estate's composes only: another estate's names start the memo over."""
+    if not (_NAMES and _NAMES[0] is names):
+        _READ.clear()
+        _NAMES[:] = [names]
+    kept = _READ.get(id(compose))
+    if kept is not None and kept[0] is compose:
+        return kept[1]
+    own = compose_names(compose.path)
+    read = CommentFigures(
+        tuple(find_figures(_comment_lines(compose, header=True), names, own)),
+        tuple(find_figures(_comment_lines(compose, header=False), names, own)),
+    )
+    _READ[id(compose)] = (compose, read)
+    return read
+
+
+def _comment_lines(compose: Compose, header: bool) -> list[tuple[int, int, str]]:
+    """(line, column where the text starts, text) of the header's comments, or the others'."""
+    comments = compose.comments
+    return [(c.line, c.column + 1, c.text) for c in comments if (c.where == "header") == header]
 
 
 def _paragraphs(lines: Iterable[tuple[int, int, str]]) -> list[list[tuple[int, int, str]]]:

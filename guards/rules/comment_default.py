@@ -74,6 +74,8 @@ class Statement:
 
 
 def statements(text: str) -> list[Statement]:
+    if "SHIPS" not in text and "default" not in text.lower():
+        return []  # every statement says "default" (any case) or "SHIPS"
     found: list[Statement] = []
     row = TABLE_ROW.match(text)
     if row:
@@ -107,6 +109,9 @@ def _first(value: str) -> str:
 
 
 def check(compose: Compose, context: Context) -> list[Finding] | None:
+    stated = [(c, s) for c in compose.comments for s in statements(c.text)]
+    if not stated:
+        return []
     sites = variable_defaults(compose)
     knobs = {
         name.replace("_", "-"): knob
@@ -115,14 +120,13 @@ def check(compose: Compose, context: Context) -> list[Finding] | None:
     }
     findings = []
     code = _code(compose)
-    for comment in compose.comments:
-        for statement in statements(comment.text):
-            if statement.override and _unread(statement.subject, code):
-                findings.append(_unread_finding(compose, comment, statement))
-                continue
-            finding = _judge(compose, comment, statement, sites, knobs)
-            if finding is not None:
-                findings.append(finding)
+    for comment, statement in stated:
+        if statement.override and _unread(statement.subject, code):
+            findings.append(_unread_finding(compose, comment, statement))
+            continue
+        finding = _judge(compose, comment, statement, sites, knobs)
+        if finding is not None:
+            findings.append(finding)
     return findings
 
 

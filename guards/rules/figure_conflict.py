@@ -38,8 +38,7 @@ from __future__ import annotations
 from ..facts.figures import (
     Figure,
     Setting,
-    compose_names,
-    find_figures,
+    comment_figures,
     measured_at,
     same_setting,
     setting,
@@ -53,9 +52,7 @@ from .options import RuleOptions
 
 
 def check(compose: Compose, context: Context) -> list[Finding] | None:
-    lines = [(c.line, c.column + 1, c.text) for c in compose.comments if c.where == "header"]
-    names = context.estate.compose_names
-    found = find_figures(lines, names, compose_names(compose.path))
+    found = comment_figures(compose, context.estate.compose_names).header
     figures = [f for f in found if not f.qualifier("source")]
     kinds = [f.kind for f in figures]
     if not any(kinds.count(kind) > 1 for kind in set(kinds)):

@@ -1,3 +1,4 @@
+import compileall
 import functools
 import os
 import shutil
@@ -7,7 +8,19 @@ import pytest
 import typer.main
 
 FIXTURES = Path(__file__).parent / "fixtures"
+PACKAGE = Path(__file__).resolve().parents[1] / "guards"
 SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "club-3090-sample"
+
+
+def pytest_configure(config):
+    """Compile the package to bytecode once, before the workers start (0.3 s). The suite starts
+    guards in many processes (the console script, the editor server, the action's steps);
+    where PYTHONDONTWRITEBYTECODE is set no import writes the bytecode, so in a fresh checkout
+    each of them compiled every module it imports again: 0.1-0.2 s a process, a fifth of the
+    CPU time of tests/server and the start-up tests. The bench scripts compile first for the
+    same reason. (A tree that cannot be written runs as before.)"""
+    if not hasattr(config, "workerinput"):  # the main process, with or without xdist
+        compileall.compile_dir(PACKAGE, quiet=2)
 
 
 @pytest.fixture(autouse=True)

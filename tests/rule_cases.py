@@ -15,6 +15,7 @@ end_column`` (the end column just after the text the finding is about, as SARIF'
 
 from __future__ import annotations
 
+import functools
 import tomllib
 from dataclasses import dataclass, field
 from datetime import date
@@ -68,17 +69,21 @@ class Case:
         return f"{self.rule}-{self.name}"
 
 
-def load_cases(folder: Path = HERE) -> list[Case]:
+@functools.cache
+def load_cases(folder: Path = HERE) -> tuple[Case, ...]:
+    """The cases of every file in ``folder``, read once per process (two test modules use
+    them at collection), with libyaml (the same data as PyYAML's own reader, a tenth of the
+    time)."""
     cases = []
     for path in sorted(folder.glob("*.yml")):
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
         rule = data["rule"]
         assert set(data) == {"rule", "cases"}, f"{path.name}: keys {sorted(data)}"
         assert path.name.startswith(f"{rule}-"), f"{path.name} holds cases for {rule}"
         for raw in data["cases"]:
             assert set(raw) <= CASE_KEYS, f"{path.name}: {raw.get('name')}: keys {sorted(raw)}"
             cases.append(Case(rule=rule, **raw))
-    return cases
+    return tuple(cases)
 
 
 def check(

@@ -29,6 +29,7 @@ import yaml
 import guards
 
 from .cli_helpers import STALE_COPY, WITHDRAWN_CLAIM, run_guards, write
+from .once import made_once
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).parent / "data"
@@ -674,18 +675,49 @@ def copy_files(names: list[str], target: Path) -> Path:
     return target
 
 
-def wheel(source: Path, out: Path) -> Path:
-    """Build ``source`` as pip does for an install (an isolated build environment)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SETUPTOOLS_SCM")}
+BUILD_SYSTEM = PYPROJECT["build-system"]
+BACKEND_HOOKS = """\
+import importlib, os, site
+site.addsitedir(os.environ["BUILD_ENV"])
+backend = importlib.import_module(os.environ["BUILD_BACKEND"])
+more = backend.get_requires_for_build_wheel()
+assert more == [], f"the backend asks for more than pyproject.toml lists: {more}"
+print(backend.build_wheel(os.environ["WHEEL_DIR"]))
+"""
+
+
+def build_environment(folder: Path) -> None:
+    """What pip's build isolation installs for each build: the build requirements
+    pyproject.toml lists, and nothing else, in a folder of their own."""
     done = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(source)],
-        env=env,
+        [sys.executable, "-m", "pip", "install", "-q", "--target", str(folder),
+         *BUILD_SYSTEM["requires"]],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+
+
+def wheel(source: Path, out: Path, environment: Path) -> Path:
+    """Build ``source`` as pip does for an install: the build backend pyproject.toml names,
+    called through its PEP 517 hooks in the source folder by a Python that sees only the
+    standard library and the build environment (``python -I -S``: no site-packages of this
+    environment, no PYTHON* variables, no current folder on the path)."""
+    out.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SETUPTOOLS_SCM", "PYTHON"))}
+    env |= {"BUILD_ENV": str(environment), "BUILD_BACKEND": BUILD_SYSTEM["build-backend"]}
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", BACKEND_HOOKS],
+        cwd=source,
+        env=env | {"WHEEL_DIR": str(out)},
         capture_output=True,
         text=True,
         timeout=900,
     )
     assert done.returncode == 0, done.stderr
     (built,) = out.glob("*.whl")
+    assert done.stdout.splitlines()[-1] == built.name
     return built
 
 
@@ -698,12 +730,11 @@ def wheel_version(path: Path) -> str:
     return path.name.split("-")[1]
 
 
-@pytest.fixture(scope="module")
-def wheels(tree, tmp_path_factory):
-    """Wheels of this working tree built four ways: from a git repository with no tag, from
-    one tagged v9.8.7, from `git archive` of the tag (as a forge serves it), and from the
-    container build's context (no git metadata)."""
-    base = tmp_path_factory.mktemp("builds")
+WHEELS = ("untagged", "tagged", "archive", "context")
+
+
+def build_wheels(tree: list[str], base: Path, environment: Path) -> None:
+    """Wheels of the working tree ``tree`` lists, built four ways into ``base/wheel-*``."""
     untagged = copy_files(tree, base / "untagged")
     git(untagged, "init", "-q")
     git(untagged, "add", "-A")
@@ -719,8 +750,22 @@ def wheels(tree, tmp_path_factory):
     context = copy_files([n for n in tree if in_context(n, dockerignore())], base / "context")
     sources = {"untagged": untagged, "tagged": tagged, "archive": archive, "context": context}
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
-        built = {k: pool.submit(wheel, v, base / f"wheel-{k}") for k, v in sources.items()}
-        return {k: future.result() for k, future in built.items()}
+        built = [
+            pool.submit(wheel, v, base / f"wheel-{k}", environment) for k, v in sources.items()
+        ]
+        for future in built:
+            future.result()
+
+
+@pytest.fixture(scope="module")
+def wheels(tree, tmp_path_factory):
+    """Wheels of this working tree built four ways: from a git repository with no tag, from
+    one tagged v9.8.7, from `git archive` of the tag (as a forge serves it), and from the
+    container build's context (no git metadata). Built once per test run (tests/once.py), in
+    one build environment."""
+    environment = made_once(tmp_path_factory, "build-environment", build_environment)
+    base = made_once(tmp_path_factory, "wheels", lambda b: build_wheels(tree, b, environment))
+    return {k: next((base / f"wheel-{k}").glob("*.whl")) for k in WHEELS}
 
 
 def test_a_tag_is_the_version_in_a_clone_and_in_its_archive(wheels):

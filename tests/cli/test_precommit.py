@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from ..cli_helpers import STALE_COPY, WITHDRAWN_CLAIM, run_guards, write
+from ..once import run_folder
 
 ROOT = Path(__file__).resolve().parents[2]
 CLAIMS = WITHDRAWN_CLAIM
@@ -99,7 +100,11 @@ def hooked(tmp_path_factory):
     if head.returncode != 0:
         pytest.skip("this checkout is not a git repository")
     repo = tmp_path_factory.mktemp("estate")
-    ENV["PRE_COMMIT_HOME"] = str(tmp_path_factory.mktemp("pre-commit-home"))
+    # One pre-commit store for the run's workers: pre-commit locks it while it installs, so
+    # the hook environment is built once and the other workers' `install-hooks` find it.
+    home = run_folder(tmp_path_factory) / "pre-commit-home"
+    home.mkdir(exist_ok=True)
+    ENV["PRE_COMMIT_HOME"] = str(home)
     write(
         repo,
         {

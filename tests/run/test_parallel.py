@@ -64,9 +64,11 @@ def test_errors_and_findings_keep_their_order(capsys, tmp_path, everything_split
 
 
 def test_an_estate_past_the_break_even_is_split(capsys, tmp_path, monkeypatch):
-    """A generated estate of MIN_FILES files: split by default, the same output."""
+    """A generated estate of MIN_FILES files on an idle machine: split by default (parse and
+    the checks; the judges of the suppressions in this process), the same output."""
     root = tmp_path / "large"
     bench.generate(root, parallel.MIN_FILES // 2)
+    monkeypatch.setattr(parallel.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
     forks = []
     real = parallel.ordered_map
 
@@ -76,11 +78,23 @@ def test_an_estate_past_the_break_even_is_split(capsys, tmp_path, monkeypatch):
 
     monkeypatch.setattr(parallel, "ordered_map", counted)
     split = run_guards(capsys, "check", "--root", str(root), "--format", "json")
-    assert forks and all(workers == parallel.usable_cores() for workers in forks)
+    assert forks == [parallel.usable_cores()] * 2 + [1]
     forks.clear()
     serial = run_guards(capsys, "check", "--root", str(root), "--format", "json", "-j", "1")
     assert forks == [1, 1, 1]  # parse, checks, the checks that judge suppressions
     assert split == serial
+
+
+def test_a_busy_machine_runs_in_one_process(monkeypatch):
+    """The default counts the cores actually free: the load average taken off the usable."""
+    monkeypatch.setattr(parallel, "usable_cores", lambda: 2)
+    for load, workers in ((0.0, 2), (0.4, 2), (0.6, 1), (1.0, 1), (7.5, 1)):
+        monkeypatch.setattr(parallel.os, "getloadavg", lambda load=load: (load, load, load))
+        assert parallel.workers_for(parallel.MIN_FILES, 0) == workers
+    assert parallel.workers_for(parallel.MIN_FILES, 2) == 2  # -j 2: as asked
+    monkeypatch.setattr(parallel, "usable_cores", lambda: 8)
+    monkeypatch.setattr(parallel.os, "getloadavg", lambda: (3.2, 3.0, 3.0))
+    assert parallel.workers_for(parallel.MIN_FILES, 0) == 5
 
 
 def test_small_estates_stay_in_one_process():
@@ -121,10 +135,41 @@ def test_a_worker_that_dies_is_an_error_not_a_hang():
     import os
     from concurrent.futures.process import BrokenProcessPool
 
+    parent = os.getpid()
+
     def die(item: int) -> int:
-        if item == 5:
+        if os.getpid() != parent:
             os._exit(9)  # as the kernel's out-of-memory killer would end it
         return item
 
     with pytest.raises(BrokenProcessPool):
-        parallel.ordered_map(die, list(range(10)), 2)
+        parallel.ordered_map(die, list(range(40)), 2)
+
+
+def test_this_process_works_too_and_the_workers_take_the_end():
+    """This process takes chunks from the start, unpickled; the workers from the end."""
+    import os
+
+    import time
+
+    parent = os.getpid()
+
+    def here(item: int) -> bool:
+        if os.getpid() == parent:
+            time.sleep(0.02)  # slower than the worker, which must then take a share
+            return True
+        return False
+
+    where = parallel.ordered_map(here, list(range(64)), 2)
+    assert len(where) == 64 and where[0] and not where[-1]
+    assert where == sorted(where, reverse=True)  # one run of each: no chunk twice, none lost
+
+
+def test_an_error_in_this_process_stops_the_workers():
+    def fail(item: int) -> int:
+        if item == 0:
+            raise ValueError("bad item")
+        return item
+
+    with pytest.raises(ValueError, match="bad item"):
+        parallel.ordered_map(fail, list(range(40)), 2)

@@ -1,5 +1,5 @@
-"""What the worker processes gain: a cold ``guards check`` with the default workers against
-``-j 1``, wall and CPU time, for this tree and (``--before REV``) an earlier revision, in one run.
+"""What the worker processes gain: a cold ``guards check`` with the default workers and ``-j 2``
+against ``-j 1``, wall and CPU time, for this tree and (``--before REV``) an earlier revision, in one run.
 
     .venv/bin/python bench/workers.py [--sizes 100,1000] [--repeat 5] [--before REV]
 
@@ -60,6 +60,7 @@ def rounds(
             env.pop("PYTHONDONTWRITEBYTECODE", None)
             rows.setdefault(f"{name}, default", []).append(timed(check, estate, env))
             rows.setdefault(f"{name}, -j 1", []).append(timed([*check, "-j", "1"], estate, env))
+            rows.setdefault(f"{name}, -j 2", []).append(timed([*check, "-j", "2"], estate, env))
     return rows
 
 
@@ -67,18 +68,19 @@ def table(size: int, rows: dict[str, list[tuple[float, float]]], names: list[str
     lines = [
         f"{size:,} composes + {size:,} notes, medians of {len(next(iter(rows.values())))} rounds",
         "",
-        "| run | wall | CPU | default / -j 1: wall | CPU |",
+        "| run | wall | CPU | / -j 1: wall | CPU |",
         "|---|---|---|---|---|",
     ]
     for name in names:
-        default, serial = rows[f"{name}, default"], rows[f"{name}, -j 1"]
-        for label, runs in ((f"{name}, default", default), (f"{name}, -j 1", serial)):
+        serial = rows[f"{name}, -j 1"]
+        for label in (f"{name}, default", f"{name}, -j 2", f"{name}, -j 1"):
+            runs = rows[label]
             wall = statistics.median(w for w, _ in runs)
             cpu = statistics.median(c for _, c in runs)
             ratios = ""
-            if runs is default:
+            if runs is not serial:
                 ratio = [
-                    statistics.median(d[i] / s[i] for d, s in zip(default, serial, strict=True))
+                    statistics.median(d[i] / s[i] for d, s in zip(runs, serial, strict=True))
                     for i in (0, 1)
                 ]
                 ratios = f"{ratio[0]:.2f}x | {ratio[1]:.2f}x"

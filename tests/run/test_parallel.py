@@ -149,7 +149,6 @@ def test_a_worker_that_dies_is_an_error_not_a_hang():
 def test_this_process_works_too_and_the_workers_take_the_end():
     """This process takes chunks from the start, unpickled; the workers from the end."""
     import os
-
     import time
 
     parent = os.getpid()
@@ -173,3 +172,34 @@ def test_an_error_in_this_process_stops_the_workers():
 
     with pytest.raises(ValueError, match="bad item"):
         parallel.ordered_map(fail, list(range(40)), 2)
+
+
+STALE = (
+    "⚠️ ACCUMULATED-CONTEXT DECODE CLIFF: decode collapses once accumulated context passes\n"
+    "~21K on the spec tiers.\n"
+)
+
+
+def test_a_generated_estate_with_cross_file_findings_prints_the_same(capsys, tmp_path, monkeypatch):
+    """Past MIN_FILES, with findings that need the whole estate (stale copies of a withdrawn
+    claim, found through the estate's vocabulary; a citation of a claim the registry lacks) in
+    the files this process checks and in those the worker checks: byte for byte the output of
+    one process, remarks included."""
+    root = tmp_path / "large"
+    bench.generate(root, parallel.MIN_FILES // 2 + 10)
+    monkeypatch.setattr(parallel.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    notes = sorted((root / "learnings").glob("*.md"))
+    composes = sorted((root / "models").rglob("*.yml"))
+    for note in (notes[0], notes[len(notes) // 2], notes[-1]):
+        note.write_text(note.read_text() + f"\n{STALE}\nSee claim:no-such-claim-1.\n")
+    for compose in (composes[1], composes[-2]):
+        stale = "".join(f"# {line}\n" for line in STALE.splitlines())
+        compose.write_text(stale + compose.read_text())
+    serial = run_guards(capsys, "check", "--root", str(root), "-v", "-j", "1")
+    split = run_guards(capsys, "check", "--root", str(root), "-v")
+    assert split == serial
+    assert serial.code == 1 and serial.out.count(" C001 ") == 5 and serial.out.count(" C003 ") == 3
+    as_json = run_guards(capsys, "check", "--root", str(root), "--format", "json")
+    assert as_json == run_guards(
+        capsys, "check", "--root", str(root), "--format", "json", "-j", "1"
+    )

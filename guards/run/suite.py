@@ -45,9 +45,10 @@ def run(
     ran = frozenset(rule.id for rule in rules)
     common = Common(estate, settings, today, ran, rule_names())
     first = [rule for rule in rules if not rule.after_others]
-    if workers > 1:
-        estate.prepare()  # once, before the workers inherit the estate
     with parallel.collector_settled():
+        if workers > 1:
+            estate.prepare()  # once, before the workers inherit the estate
+            parallel.settle()  # what it built too
         checked = _checks(common, first, (), remarks, workers)
         results = waive(checked, estate, today, common.rule_names)
         last = [rule for rule in rules if rule.after_others]

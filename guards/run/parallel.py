@@ -8,7 +8,7 @@ the serial run's. What each chunk read is added to the run's record of its input
 (``guards.run.cache``) in input order too.
 
 How many processes (``workers_for``): one unless the work pays for more — at least
-``MIN_FILES`` files (measured with bench/workers.py), a system that can fork, and cores that
+``MIN_FILES`` files (measured with bench/estates.py), a system that can fork, and cores that
 are actually free (the usable cores less the load average), so a busy machine, where a second
 process only competes with the first for the same core, runs the work in one.
 """
@@ -23,7 +23,7 @@ from typing import Any
 
 from ..sources import reads
 
-MIN_FILES = 200  # from here two processes gain (bench/workers.py)
+MIN_FILES = 200  # from here two processes gain on an idle machine (bench/estates.py: 0.92x)
 CHUNKS_PER_WORKER = 8  # smaller chunks even out unequal files and the last chunk's wait
 
 _work: tuple[Callable[[Any], Any], Sequence[Any]] | None = None  # what forked workers inherit

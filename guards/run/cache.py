@@ -41,7 +41,6 @@ Whoever can write the cache folder decides what the next run reports, so:
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import stat
@@ -57,6 +56,7 @@ from ..findings import Run, from_json, to_json
 from ..sources.edit import replace_atomically
 from ..sources.paths import is_inside
 from ..sources.reads import STATE, Reads, digest, recording
+from .parallel import collector_paused
 
 if TYPE_CHECKING:
     from ..sources.config import Config
@@ -240,7 +240,7 @@ class Store:
         """The run stored under ``key`` whose reads are all unchanged, else None."""
         data = self._read(("runs",), key, MAX_ENTRY, touch=True)
         try:
-            with _collector_paused():
+            with collector_paused():
                 return None if data is None else _entry(data, key)
         except UNREADABLE:  # damaged, of an older format, or not ours: a miss
             return None
@@ -319,20 +319,6 @@ class KeptSettings:
         except (TypeError, ValueError):  # a TOML date or time: not kept, validated each run
             return
         self.store._write(("settings",), self._name(text), data)
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Reading a kept run builds an object per check (220,000 at 10,000 composes), none of
-    which can be part of a reference cycle; meanwhile the cycle collector would walk the
-    growing heap again and again (three times the time of the reading itself)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _entry(data: bytes, key: str) -> Run | None:

@@ -104,7 +104,19 @@ def load_estate(
     workers: int = 1,
 ) -> Estate:
     """The estate: ``found`` by discovery (of ``paths``, or under the root), parsed in
-    ``workers`` processes when there are enough files (``guards.run.parallel``)."""
+    ``workers`` processes when there are enough files (``guards.run.parallel``), with the
+    cycle collector paused (what parsing builds outlives it)."""
+    with parallel.collector_paused():
+        return _load(config, paths, env, found, workers)
+
+
+def _load(
+    config: Config,
+    paths: list[Path] | None,
+    env: Mapping[str, str] | None,
+    found: Found | None,
+    workers: int,
+) -> Estate:
     registry, remark = _registry(config)
     estate = Estate(config.root, config, registry, remarks=[remark] if remark else [])
     found = found or discover(config, paths)

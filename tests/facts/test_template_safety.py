@@ -557,7 +557,7 @@ def test_the_budget_holds_in_forked_worker_processes(tmp_path, monkeypatch):
 
     results = parallel.ordered_map(render, [REGION + BODY] * 2, 2)
     assert [message for _, message in results] == [f"c.yml:1: region guards:t: {STEPS}"] * 2
-    assert os.getpid() not in {pid for pid, _ in results}
+    assert {pid for pid, _ in results} - {os.getpid()}  # a worker rendered (this process may too)
 
 
 def test_templates_that_fit_the_budget_still_render(tmp_path):

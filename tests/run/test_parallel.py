@@ -64,13 +64,15 @@ def test_errors_and_findings_keep_their_order(capsys, tmp_path, everything_split
 
 
 def test_an_estate_past_the_break_even_is_split(capsys, tmp_path, monkeypatch):
-    """A generated estate of MIN_FILES files: split by default, the same output. The break-even
-    is lowered to 32 files here (16 composes and 16 notes: each bundled compose once, each
-    note four times, in 8 chunks as at 200); test_small_estates_stay_in_one_process holds the
-    threshold itself, and 200 files cost 9 s of CPU time."""
+    """A generated estate past the break-even on an idle machine: split by default (parse and
+    the checks; the judges of the suppressions in this process), the same output. The
+    break-even is lowered to 32 files here (16 composes and 16 notes: each bundled compose
+    once, each note four times); test_small_estates_stay_in_one_process holds the threshold
+    itself, and 200 files cost 9 s of CPU time."""
     monkeypatch.setattr(parallel, "MIN_FILES", 32)
     root = tmp_path / "large"
     bench.generate(root, parallel.MIN_FILES // 2)
+    monkeypatch.setattr(parallel.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
     forks = []
     real = parallel.ordered_map
 
@@ -80,11 +82,23 @@ def test_an_estate_past_the_break_even_is_split(capsys, tmp_path, monkeypatch):
 
     monkeypatch.setattr(parallel, "ordered_map", counted)
     split = run_guards(capsys, "check", "--root", str(root), "--format", "json")
-    assert forks and all(workers == parallel.usable_cores() for workers in forks)
+    assert forks == [parallel.usable_cores()] * 2 + [1]
     forks.clear()
     serial = run_guards(capsys, "check", "--root", str(root), "--format", "json", "-j", "1")
     assert forks == [1, 1, 1]  # parse, checks, the checks that judge suppressions
     assert split == serial
+
+
+def test_a_busy_machine_runs_in_one_process(monkeypatch):
+    """The default counts the cores actually free: the load average taken off the usable."""
+    monkeypatch.setattr(parallel, "usable_cores", lambda: 2)
+    for load, workers in ((0.0, 2), (0.4, 2), (0.6, 1), (1.0, 1), (7.5, 1)):
+        monkeypatch.setattr(parallel.os, "getloadavg", lambda load=load: (load, load, load))
+        assert parallel.workers_for(parallel.MIN_FILES, 0) == workers
+    assert parallel.workers_for(parallel.MIN_FILES, 2) == 2  # -j 2: as asked
+    monkeypatch.setattr(parallel, "usable_cores", lambda: 8)
+    monkeypatch.setattr(parallel.os, "getloadavg", lambda: (3.2, 3.0, 3.0))
+    assert parallel.workers_for(parallel.MIN_FILES, 0) == 5
 
 
 def test_small_estates_stay_in_one_process():
@@ -125,10 +139,71 @@ def test_a_worker_that_dies_is_an_error_not_a_hang():
     import os
     from concurrent.futures.process import BrokenProcessPool
 
+    parent = os.getpid()
+
     def die(item: int) -> int:
-        if item == 5:
+        if os.getpid() != parent:
             os._exit(9)  # as the kernel's out-of-memory killer would end it
         return item
 
     with pytest.raises(BrokenProcessPool):
-        parallel.ordered_map(die, list(range(10)), 2)
+        parallel.ordered_map(die, list(range(40)), 2)
+
+
+def test_this_process_works_too_and_the_workers_take_the_end():
+    """This process takes chunks from the start, unpickled; the workers from the end."""
+    import os
+    import time
+
+    parent = os.getpid()
+
+    def here(item: int) -> bool:
+        if os.getpid() == parent:
+            time.sleep(0.02)  # slower than the worker, which must then take a share
+            return True
+        return False
+
+    where = parallel.ordered_map(here, list(range(64)), 2)
+    assert len(where) == 64 and where[0] and not where[-1]
+    assert where == sorted(where, reverse=True)  # one run of each: no chunk twice, none lost
+
+
+def test_an_error_in_this_process_stops_the_workers():
+    def fail(item: int) -> int:
+        if item == 0:
+            raise ValueError("bad item")
+        return item
+
+    with pytest.raises(ValueError, match="bad item"):
+        parallel.ordered_map(fail, list(range(40)), 2)
+
+
+STALE = (
+    "⚠️ ACCUMULATED-CONTEXT DECODE CLIFF: decode collapses once accumulated context passes\n"
+    "~21K on the spec tiers.\n"
+)
+
+
+def test_a_generated_estate_with_cross_file_findings_prints_the_same(capsys, tmp_path, monkeypatch):
+    """Past MIN_FILES, with findings that need the whole estate (stale copies of a withdrawn
+    claim, found through the estate's vocabulary; a citation of a claim the registry lacks) in
+    the files this process checks and in those the worker checks: byte for byte the output of
+    one process, remarks included."""
+    root = tmp_path / "large"
+    bench.generate(root, parallel.MIN_FILES // 2 + 10)
+    monkeypatch.setattr(parallel.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    notes = sorted((root / "learnings").glob("*.md"))
+    composes = sorted((root / "models").rglob("*.yml"))
+    for note in (notes[0], notes[len(notes) // 2], notes[-1]):
+        note.write_text(note.read_text() + f"\n{STALE}\nSee claim:no-such-claim-1.\n")
+    for compose in (composes[1], composes[-2]):
+        stale = "".join(f"# {line}\n" for line in STALE.splitlines())
+        compose.write_text(stale + compose.read_text())
+    serial = run_guards(capsys, "check", "--root", str(root), "-v", "-j", "1")
+    split = run_guards(capsys, "check", "--root", str(root), "-v")
+    assert split == serial
+    assert serial.code == 1 and serial.out.count(" C001 ") == 5 and serial.out.count(" C003 ") == 3
+    as_json = run_guards(capsys, "check", "--root", str(root), "--format", "json")
+    assert as_json == run_guards(
+        capsys, "check", "--root", str(root), "--format", "json", "-j", "1"
+    )

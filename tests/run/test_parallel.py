@@ -188,10 +188,20 @@ def test_a_generated_estate_with_cross_file_findings_prints_the_same(capsys, tmp
     """Past MIN_FILES, with findings that need the whole estate (stale copies of a withdrawn
     claim, found through the estate's vocabulary; a citation of a claim the registry lacks) in
     the files this process checks and in those the worker checks: byte for byte the output of
-    one process, remarks included."""
+    one process, remarks included. The break-even is lowered to 40 files (as in
+    test_an_estate_past_the_break_even_is_split), the estate has 50."""
+    monkeypatch.setattr(parallel, "MIN_FILES", 40)
     root = tmp_path / "large"
-    bench.generate(root, parallel.MIN_FILES // 2 + 10)
+    bench.generate(root, 25)
     monkeypatch.setattr(parallel.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    forks = []
+    real = parallel.ordered_map
+
+    def counted(function, items, workers):
+        forks.append(workers)
+        return real(function, items, workers)
+
+    monkeypatch.setattr(parallel, "ordered_map", counted)
     notes = sorted((root / "learnings").glob("*.md"))
     composes = sorted((root / "models").rglob("*.yml"))
     for note in (notes[0], notes[len(notes) // 2], notes[-1]):
@@ -200,7 +210,9 @@ def test_a_generated_estate_with_cross_file_findings_prints_the_same(capsys, tmp
         stale = "".join(f"# {line}\n" for line in STALE.splitlines())
         compose.write_text(stale + compose.read_text())
     serial = run_guards(capsys, "check", "--root", str(root), "-v", "-j", "1")
+    forks.clear()
     split = run_guards(capsys, "check", "--root", str(root), "-v")
+    assert forks[:2] == [parallel.usable_cores()] * 2  # parse and checks were split
     assert split == serial
     assert serial.code == 1 and serial.out.count(" C001 ") == 5 and serial.out.count(" C003 ") == 3
     as_json = run_guards(capsys, "check", "--root", str(root), "--format", "json")

@@ -245,6 +245,19 @@ class Row:
     error: str = ""
 
 
+def timed(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, int]:
+    """Wall seconds, CPU seconds (user + system, its workers included: ``os.wait4`` counts the
+    children it waited for) and peak RSS (bytes) of one fresh process, which must end 0 or 1."""
+    start = time.perf_counter()
+    child = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)
+    elapsed = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) not in (0, 1):
+        raise SystemExit(f"{' '.join(command)} failed in {cwd}")
+    rss = usage.ru_maxrss * (1 if sys.platform == "darwin" else 1024)
+    return elapsed, usage.ru_utime + usage.ru_stime, rss
+
+
 def run_child(row: Row) -> None:
     """Run the row's command once as a fresh process: wall time, peak RSS, exit code."""
     with tempfile.TemporaryFile() as stderr:

@@ -36,14 +36,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def timed(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, int]:
-    """Seconds and peak RSS (bytes) of one fresh process."""
-    start = time.perf_counter()
-    child = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(child.pid, 0)
-    elapsed = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) not in (0, 1):
-        raise SystemExit(f"{' '.join(command)} failed in {cwd}")
-    return elapsed, usage.ru_maxrss * 1024
+    """Seconds and peak RSS (bytes) of one fresh process (``estates.timed``)."""
+    elapsed, _, rss = estates.timed(command, cwd, env)
+    return elapsed, rss
 
 
 def appender(path: Path) -> Callable[[int], None]:

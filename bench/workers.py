@@ -21,7 +21,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -31,14 +30,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def timed(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]:
-    """Wall and CPU seconds (user + system, the workers included) of one fresh process."""
-    start = time.perf_counter()
-    child = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(child.pid, 0)
-    elapsed = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) not in (0, 1):
-        raise SystemExit(f"{' '.join(command)} failed in {cwd}")
-    return elapsed, usage.ru_utime + usage.ru_stime
+    """Wall and CPU seconds of one fresh process (``estates.timed``)."""
+    elapsed, cpu, _ = estates.timed(command, cwd, env)
+    return elapsed, cpu
 
 
 def export(revision: str, folder: Path) -> Path:

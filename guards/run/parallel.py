@@ -38,22 +38,42 @@ def usable_cores() -> int:
 
 
 def free_cores() -> int:
-    """The usable cores not already busy: less the load average of the last minute (which
-    counts this process, just started, hardly at all)."""
+    """The usable cores not already busy (``busy``)."""
     usable = usable_cores()
+    return max(1, min(usable, int(usable - busy() + 0.5)))
+
+
+def busy() -> float:
+    """How many cores other processes keep busy: the lesser of the last minute's load average
+    and the processes running now besides this one (``/proc/loadavg``, where there is one).
+    The average alone still counts a run that has just ended (two runs in a row, the second
+    would stay in one process on an idle machine); the count alone misses a load that pauses."""
     try:
-        busy = os.getloadavg()[0]
+        average = os.getloadavg()[0]
     except (AttributeError, OSError):  # no load average here: assume the cores are free
-        return usable
-    return max(1, min(usable, int(usable - busy + 0.5)))
+        return 0.0
+    running = running_now()
+    return average if running is None else min(average, running)
+
+
+def running_now(source: str = "/proc/loadavg") -> int | None:
+    """Processes running or ready to run now, this one left out; None where unknown."""
+    try:
+        with open(source, encoding="ascii") as stat:
+            runnable = stat.read().split()[3].partition("/")[0]
+        return max(0, int(runnable) - 1)
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def workers_for(files: int, asked: int) -> int:
     """How many processes to check ``files`` files with: ``asked``, or (0) one per free core,
     when there are enough files to pay for them and this system can fork; else one."""
-    import multiprocessing
+    if files < MIN_FILES:
+        return 1
+    import multiprocessing  # not imported by a run too small to split
 
-    if files < MIN_FILES or "fork" not in multiprocessing.get_all_start_methods():
+    if "fork" not in multiprocessing.get_all_start_methods():
         return 1
     return asked or free_cores()
 

@@ -26,6 +26,7 @@ WATCHED = (
     "guards.sources.compose.header",
     "guards.rules",
     "guards.write.fixes",
+    "multiprocessing",
 )
 RUN = """
 import json, sys
@@ -92,6 +93,7 @@ def test_a_compose_with_a_generated_region_renders_it_with_jinja2():
     found = imported("check", "--no-cache", COMPOSE)
     assert found["code"] == 0 and "jinja2" in found["loaded"]
     assert "markdown_it" not in found["loaded"]  # the notes are not part of this run
+    assert "multiprocessing" not in found["loaded"]  # one file is never split among workers
 
 
 def test_a_computed_check_imports_the_fixes_only_for_a_finding_its_rule_marks_fixable(tmp_path):

@@ -72,7 +72,7 @@ def test_an_estate_past_the_break_even_is_split(capsys, tmp_path, monkeypatch):
     monkeypatch.setattr(parallel, "MIN_FILES", 32)
     root = tmp_path / "large"
     bench.generate(root, parallel.MIN_FILES // 2)
-    monkeypatch.setattr(parallel.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    monkeypatch.setattr(parallel, "busy", lambda: 0.0)
     forks = []
     real = parallel.ordered_map
 
@@ -90,15 +90,45 @@ def test_an_estate_past_the_break_even_is_split(capsys, tmp_path, monkeypatch):
 
 
 def test_a_busy_machine_runs_in_one_process(monkeypatch):
-    """The default counts the cores actually free: the load average taken off the usable."""
+    """The default counts the cores actually free: what other processes keep busy taken off
+    the usable cores."""
     monkeypatch.setattr(parallel, "usable_cores", lambda: 2)
     for load, workers in ((0.0, 2), (0.4, 2), (0.6, 1), (1.0, 1), (7.5, 1)):
-        monkeypatch.setattr(parallel.os, "getloadavg", lambda load=load: (load, load, load))
+        monkeypatch.setattr(parallel, "busy", lambda load=load: load)
         assert parallel.workers_for(parallel.MIN_FILES, 0) == workers
     assert parallel.workers_for(parallel.MIN_FILES, 2) == 2  # -j 2: as asked
     monkeypatch.setattr(parallel, "usable_cores", lambda: 8)
-    monkeypatch.setattr(parallel.os, "getloadavg", lambda: (3.2, 3.0, 3.0))
+    monkeypatch.setattr(parallel, "busy", lambda: 3.2)
     assert parallel.workers_for(parallel.MIN_FILES, 0) == 5
+
+
+def test_busy_is_the_lesser_of_the_load_average_and_the_processes_running_now(monkeypatch):
+    """A run that has just ended still weighs on the load average; the processes running now
+    say the cores are free again. A load that pauses for a moment is still in the average."""
+    monkeypatch.setattr(parallel.os, "getloadavg", lambda: (1.3, 1.0, 0.5))
+    monkeypatch.setattr(parallel, "running_now", lambda: 0)
+    assert parallel.busy() == 0
+    monkeypatch.setattr(parallel, "running_now", lambda: 4)
+    assert parallel.busy() == 1.3
+    monkeypatch.setattr(parallel, "running_now", lambda: None)  # no /proc/loadavg
+    assert parallel.busy() == 1.3
+
+    def no_average():
+        raise OSError("no load average")
+
+    monkeypatch.setattr(parallel.os, "getloadavg", no_average)
+    assert parallel.busy() == 0.0
+
+
+def test_the_processes_running_now_leave_this_one_out(tmp_path):
+    stat = tmp_path / "loadavg"
+    stat.write_text("1.30 1.72 2.76 3/81 8591\n")
+    assert parallel.running_now(str(stat)) == 2
+    stat.write_text("0.00 0.00 0.00 1/81 8591\n")
+    assert parallel.running_now(str(stat)) == 0
+    stat.write_text("garbled\n")
+    assert parallel.running_now(str(stat)) is None
+    assert parallel.running_now(str(tmp_path / "none")) is None
 
 
 def test_small_estates_stay_in_one_process():
@@ -193,7 +223,7 @@ def test_a_generated_estate_with_cross_file_findings_prints_the_same(capsys, tmp
     monkeypatch.setattr(parallel, "MIN_FILES", 40)
     root = tmp_path / "large"
     bench.generate(root, 25)
-    monkeypatch.setattr(parallel.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    monkeypatch.setattr(parallel, "busy", lambda: 0.0)
     forks = []
     real = parallel.ordered_map
 

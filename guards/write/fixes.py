@@ -26,7 +26,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ..errors import GuardsError
@@ -46,30 +46,49 @@ if TYPE_CHECKING:
 
 
 def with_fixes(estate: Estate, findings: Iterable[Finding]) -> dict[Finding, Fix]:
-    """The fix of each of ``findings`` that has one, on the text of the estate's files."""
+    """The fix of each of ``findings`` that has one, on the text of the estate's files (each
+    file's line ending read once)."""
     found: dict[Finding, Fix] = {}
+    endings: dict[str, str] = {}
     for finding in findings:
-        fix = fix_for(estate, finding)
+        fix = fix_for(estate, finding, endings)
         if fix is not None:
             found[finding] = fix
     return found
 
 
-def fix_for(estate: Estate, finding: Finding) -> Fix | None:
+def fix_for(estate: Estate, finding: Finding, endings: dict[str, str] | None = None) -> Fix | None:
     """The fix of ``finding`` alone, in the text it was found in; None when there is none: a
     rule without fixes, a copy or citation ``guards fix`` would leave, a file ``guards regen``
-    refuses. Only a finding its rule marked ``fixable`` has one."""
+    refuses. Only a finding its rule marked ``fixable`` has one. Its inserted lines end as the
+    file's lines do (``endings``: each file's line ending, by path, as far as known)."""
     target = _target(estate, finding.path)
     if target is None or not finding.fixable:
         return None
     try:
         if finding.rule == "C001":
-            return _copy_fix(estate, target, finding)
-        if finding.rule == "C002":
-            return _citation_fix(estate, target, finding)
-        return _region_fix(estate, finding)
+            fix = _copy_fix(estate, target, finding)
+        elif finding.rule == "C002":
+            fix = _citation_fix(estate, target, finding)
+        else:
+            fix = _region_fix(estate, finding)
     except GuardsError:  # the fix is refused (it would change the YAML data): none offered
         return None
+    if fix is None:
+        return None
+    known = {} if endings is None else endings
+    if target.path not in known:
+        known[target.path] = _source(estate, target).newline
+    return _ending(fix, known[target.path])
+
+
+def _ending(fix: Fix, newline: str) -> Fix:
+    """``fix`` with its inserted lines ending in ``newline`` (a file of CRLF lines gets CRLF
+    lines, as ``check --fix`` writes them)."""
+    if newline == "\n":
+        return fix
+    parts = tuple(replace(r, text=r.text.replace("\n", newline)) for r in fix.replacements)
+    return replace(fix, replacements=parts)
 
 
 def _copy_fix(estate: Estate, target: Compose | Note, finding: Finding) -> Fix | None:
@@ -93,7 +112,7 @@ def _copy_fix(estate: Estate, target: Compose | Note, finding: Finding) -> Fix |
     end = starts[min(max(finding.end_line, finding.line), len(starts) - 1)]
     mine = [e for e in fixed.edits if e.start < end and e.end >= start]
     message = f"replace the stale copy of {finding.claim} with a guards:claim region"
-    return _fix(message, estate, target, mine)
+    return _fix(message, target.text, mine)
 
 
 def _citation_fix(estate: Estate, target: Compose | Note, finding: Finding) -> Fix | None:
@@ -105,7 +124,7 @@ def _citation_fix(estate: Estate, target: Compose | Note, finding: Finding) -> F
     if not marked.marked:
         return None
     message = f"cite claim:{citations[0].claim_id} as withdrawn"
-    return _fix(message, estate, target, marked.edits)
+    return _fix(message, target.text, marked.edits)
 
 
 def _region_fix(estate: Estate, finding: Finding) -> Fix | None:
@@ -128,19 +147,15 @@ def _region_fix(estate: Estate, finding: Finding) -> Fix | None:
     mine = [e for e in edits if e.start == region.body_start]
     if not mine:
         return None
-    return _fix(f"render region guards:{region.name} from its template", estate, target, mine)
+    return _fix(f"render region guards:{region.name} from its template", target.text, mine)
 
 
-def _fix(message: str, estate: Estate, target: Compose | Note, edits: list[Edit]) -> Fix:
-    """The fix of ``edits`` to ``target``, its inserted lines ending as the file's do (a file
-    of CRLF lines gets CRLF lines, as ``check --fix`` writes them)."""
-    newline = _source(estate, target).newline
-    return Fix(message, tuple(replacement(target.text, e, newline) for e in sorted(edits)))
+def _fix(message: str, text: str, edits: list[Edit]) -> Fix:
+    return Fix(message, tuple(replacement(text, e) for e in sorted(edits)))
 
 
-def replacement(text: str, edit: Edit, newline: str = "\n") -> Replacement:
-    """``edit`` (offsets in ``text``) as lines and 1-based columns, its new text with
-    ``newline`` line endings."""
+def replacement(text: str, edit: Edit) -> Replacement:
+    """``edit`` (offsets in ``text``) as lines and 1-based columns."""
 
     starts = line_starts(text)
 
@@ -150,8 +165,7 @@ def replacement(text: str, edit: Edit, newline: str = "\n") -> Replacement:
 
     line, column = place(edit.start)
     end_line, end_column = place(edit.end)
-    new = edit.new.replace("\n", newline) if newline != "\n" else edit.new
-    return Replacement(line, column, end_line, end_column, new)
+    return Replacement(line, column, end_line, end_column, edit.new)
 
 
 def _source(estate: Estate, target: Compose | Note) -> Source:

@@ -90,3 +90,16 @@ def test_a_finding_its_rule_does_not_mark_gets_no_fix(capsys, tmp_path, monkeypa
     assert found.out.count(" C00") == 2  # the same findings, the same messages
     diff = run_guards(capsys, "check", "--root", str(root), "--select", "C", "--diff")
     assert (diff.code, diff.out) == (0, "")
+
+
+def test_a_file_with_several_fixes_is_read_once_for_its_line_ending(capsys, tmp_path, monkeypatch):
+    from guards.write import fixes
+
+    note = "# N\n\nSee claim:old-cliff for the numbers.\n\nAnd claim:old-cliff again.\n"
+    root = write(tmp_path, {"claims.yaml": WITHDRAWN_CLAIM, "learnings/cites.md": note})
+    reads = []
+    real = fixes._source
+    monkeypatch.setattr(fixes, "_source", lambda e, t: reads.append(t.path) or real(e, t))
+    done = run_guards(capsys, "check", "--root", str(root), "--select", "C002")
+    assert done.code == 1 and done.out.count("[*]") == 2
+    assert reads == ["learnings/cites.md"]

@@ -34,6 +34,20 @@ def everything_splits(monkeypatch):
     monkeypatch.setattr(parallel, "MIN_FILES", 0)
 
 
+@pytest.fixture
+def forks(monkeypatch):
+    """The worker count of every ``parallel.ordered_map`` call of the test, in order."""
+    counts = []
+    real = parallel.ordered_map
+
+    def counted(function, items, workers):
+        counts.append(workers)
+        return real(function, items, workers)
+
+    monkeypatch.setattr(parallel, "ordered_map", counted)
+    return counts
+
+
 def test_the_bundled_estate(capsys, everything_splits):
     serial, split = both(capsys, PROJECT, "--format", "json")
     assert split == serial
@@ -63,7 +77,7 @@ def test_errors_and_findings_keep_their_order(capsys, tmp_path, everything_split
     assert serial.code == 2 and "YAML error" in serial.err and " S002 " in serial.out
 
 
-def test_an_estate_past_the_break_even_is_split(capsys, tmp_path, monkeypatch):
+def test_an_estate_past_the_break_even_is_split(capsys, tmp_path, monkeypatch, forks):
     """A generated estate past the break-even on an idle machine: split by default (parse and
     the checks; the judges of the suppressions in this process), the same output. The
     break-even is lowered to 32 files here (16 composes and 16 notes: each bundled compose
@@ -73,14 +87,6 @@ def test_an_estate_past_the_break_even_is_split(capsys, tmp_path, monkeypatch):
     root = tmp_path / "large"
     bench.generate(root, parallel.MIN_FILES // 2)
     monkeypatch.setattr(parallel, "busy", lambda: 0.0)
-    forks = []
-    real = parallel.ordered_map
-
-    def counted(function, items, workers):
-        forks.append(workers)
-        return real(function, items, workers)
-
-    monkeypatch.setattr(parallel, "ordered_map", counted)
     split = run_guards(capsys, "check", "--root", str(root), "--format", "json")
     assert forks == [parallel.usable_cores()] * 2 + [1]
     forks.clear()
@@ -214,7 +220,9 @@ STALE = (
 )
 
 
-def test_a_generated_estate_with_cross_file_findings_prints_the_same(capsys, tmp_path, monkeypatch):
+def test_a_generated_estate_with_cross_file_findings_prints_the_same(
+    capsys, tmp_path, monkeypatch, forks
+):
     """Past MIN_FILES, with findings that need the whole estate (stale copies of a withdrawn
     claim, found through the estate's vocabulary; a citation of a claim the registry lacks) in
     the files this process checks and in those the worker checks: byte for byte the output of
@@ -224,14 +232,6 @@ def test_a_generated_estate_with_cross_file_findings_prints_the_same(capsys, tmp
     root = tmp_path / "large"
     bench.generate(root, 25)
     monkeypatch.setattr(parallel, "busy", lambda: 0.0)
-    forks = []
-    real = parallel.ordered_map
-
-    def counted(function, items, workers):
-        forks.append(workers)
-        return real(function, items, workers)
-
-    monkeypatch.setattr(parallel, "ordered_map", counted)
     notes = sorted((root / "learnings").glob("*.md"))
     composes = sorted((root / "models").rglob("*.yml"))
     for note in (notes[0], notes[len(notes) // 2], notes[-1]):

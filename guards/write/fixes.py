@@ -65,6 +65,7 @@ def fix_for(estate: Estate, finding: Finding, endings: dict[str, str] | None = N
     target = _target(estate, finding.path)
     if target is None or not finding.fixable:
         return None
+    known = {} if endings is None else endings
     try:
         if finding.rule == "C001":
             fix = _copy_fix(estate, target, finding)
@@ -72,14 +73,11 @@ def fix_for(estate: Estate, finding: Finding, endings: dict[str, str] | None = N
             fix = _citation_fix(estate, target, finding)
         else:
             fix = _region_fix(estate, finding)
-    except GuardsError:  # the fix is refused (it would change the YAML data): none offered
+        if fix is not None and target.path not in known:
+            known[target.path] = _source(estate, target).newline
+    except GuardsError:  # refused (it would change the YAML data; the file is gone): none
         return None
-    if fix is None:
-        return None
-    known = {} if endings is None else endings
-    if target.path not in known:
-        known[target.path] = _source(estate, target).newline
-    return _ending(fix, known[target.path])
+    return None if fix is None else _ending(fix, known[target.path])
 
 
 def _ending(fix: Fix, newline: str) -> Fix:

@@ -103,3 +103,18 @@ def test_a_file_with_several_fixes_is_read_once_for_its_line_ending(capsys, tmp_
     done = run_guards(capsys, "check", "--root", str(root), "--select", "C002")
     assert done.code == 1 and done.out.count("[*]") == 2
     assert reads == ["learnings/cites.md"]
+
+
+def test_a_file_that_cannot_be_read_again_for_its_fix_gets_no_fix(capsys, tmp_path, monkeypatch):
+    from guards.errors import GuardsError
+    from guards.write import fixes
+
+    root = write(tmp_path, {"claims.yaml": WITHDRAWN_CLAIM, "learnings/cites.md": NOTE})
+
+    def gone(estate, target):
+        raise GuardsError("no such file", target.path)
+
+    monkeypatch.setattr(fixes, "_source", gone)
+    done = run_guards(capsys, "check", "--root", str(root), "--select", "C002")
+    assert done.code == 1 and " C002 " in done.out and "[*]" not in done.out
+    assert "Traceback" not in done.err

@@ -1,5 +1,6 @@
 import contextlib
 import hashlib
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,3 +66,18 @@ STALE_COPY = (
     "# ⚠️ ACCUMULATED-CONTEXT DECODE CLIFF: decode collapses once\n"
     "#   accumulated context passes ~21K on the spec tiers.\n"
 )
+
+
+PROJECT = Path(__file__).resolve().parents[1]
+
+
+def project_estate(root: Path) -> Path:
+    """This repository's estate (its settings, registry, composes and notes) copied to
+    ``root``: tests running beside a test write into the repository (tool caches), which
+    changes its listing, and with it a run's cache key, between two runs of that test."""
+    root.mkdir(parents=True)
+    for name in ("pyproject.toml", "claims.yaml"):
+        shutil.copy2(PROJECT / name, root / name)
+    for name in ("composes", "learnings"):
+        shutil.copytree(PROJECT / name, root / name)
+    return root

@@ -16,6 +16,8 @@ import pytest
 
 from guards.sources.patterns import lazy
 
+from ..cli_helpers import project_estate
+
 PROJECT = Path(__file__).resolve().parents[2]
 COMPOSE = "composes/qwen3.8-27b/ik-llama/single/mtp.yml"  # has a generated region
 WATCHED = (
@@ -63,9 +65,10 @@ def cache_env(tmp_path, monkeypatch):
     return dict(os.environ)
 
 
-def test_a_kept_check_imports_neither_pydantic_nor_the_parsers(cache_env):
-    assert imported("check", COMPOSE, env=cache_env)["code"] == 0  # computed, then kept
-    kept = imported("check", COMPOSE, env=cache_env)
+def test_a_kept_check_imports_neither_pydantic_nor_the_parsers(cache_env, tmp_path):
+    root = project_estate(tmp_path / "estate")
+    assert imported("check", COMPOSE, cwd=root, env=cache_env)["code"] == 0  # computed, kept
+    kept = imported("check", COMPOSE, cwd=root, env=cache_env)
     # typer < 0.29 parses options without pydantic; settings without `by-status` are read
     # without the header parser; a kept run loads no compose, note, registry or rule
     assert kept == {"code": 0, "loaded": []}

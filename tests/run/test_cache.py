@@ -21,7 +21,7 @@ from guards.claims import vocabulary
 from guards.findings import CheckResult, Finding, Run, Severity, Waiver, from_json, to_json
 from guards.run import cache
 from guards.sources import reads
-from tests.cli_helpers import WITHDRAWN_CLAIM, run_guards, tree_digest
+from tests.cli_helpers import WITHDRAWN_CLAIM, project_estate, run_guards, tree_digest
 
 PROJECT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(PROJECT / "bench"))
@@ -331,7 +331,7 @@ def generated(root: Path) -> Path:
 
 
 ESTATES = {
-    "bundled": lambda tmp: PROJECT,
+    "bundled": lambda tmp: project_estate(tmp / "bundled"),
     "clean": lambda tmp: PROJECT / "tests" / "fixtures" / "estates" / "clean",
     "incident": lambda tmp: PROJECT / "tests" / "fixtures" / "estates" / "incident",
     "schema": lambda tmp: PROJECT / "tests" / "fixtures" / "estates" / "schema",

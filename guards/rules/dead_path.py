@@ -27,8 +27,9 @@ compose's ``build: dockerfile:`` names a file the estate does not hold (a remote
 builds with is a finding: the upstream file was renamed, or the document names the wrong one.
 
 Not read: a shell block after a ``cd`` (its paths are relative to somewhere else), container
-paths (absolute), what lies below a folder guards does not list (``.git``, ``node_modules``,
-excluded folders, links to folders: unknown, not absent), and the files of the ``history``
+paths (absolute), a folder guards does not list and what lies below it (``.git``, the folders
+tools make such as ``node_modules`` or ``.mypy_cache``, excluded folders, links to folders:
+unknown, not absent), and the files of the ``history``
 setting (changelogs name old paths on purpose). A warning, not an error: that the path is
 missing is certain, that the match is where it went is read from names alone; ``severity =
 "error"`` makes it fail the check.
@@ -77,6 +78,7 @@ from urllib.parse import unquote
 
 from ..findings import Finding, Severity
 from ..sources.compose.compose import Compose
+from ..sources.config import TOOL_MADE
 from ..sources.notes.notes import Note
 from ..sources.patterns import glob_match
 from .base import Context, Rule, written_end
@@ -220,11 +222,14 @@ def _resolve(base: str, written: str) -> str | None:
 
 
 def _present(path: str, found: Index) -> bool:
-    """There, or below a folder guards does not look into (unknown is not absent)."""
+    """There, or in or below a folder guards does not look into (unknown is not absent): a
+    closed one, or one tools make, which is not even listed."""
     bare = path.rstrip("/")
     if bare in found.entries:
         return True
     parts = bare.split("/")
+    if any(part in TOOL_MADE for part in parts):
+        return True
     return any("/".join(parts[:i]) in found.closed for i in range(1, len(parts)))
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import GuardsError
-from ..sources.config import ALWAYS_EXCLUDED, Config
+from ..sources.config import ALWAYS_EXCLUDED, TOOL_MADE, Config
 from ..sources.modelfile import is_modelfile
 from ..sources.paths import check_path
 from ..sources.patterns import glob_match
@@ -24,8 +24,9 @@ MAX_TREE = 100_000  # entries listed under the root; past it the listing is inco
 class Tree:
     """Every file and folder under the root, as shown paths (``/``-separated, from the root),
     for rules that judge paths documents name (D011). A folder listed but not looked into is
-    ``closed``: one of ``ALWAYS_EXCLUDED``, one the settings exclude, a link to a folder, one
-    that cannot be listed; what lies below it is unknown, not absent. ``complete`` is False
+    ``closed``: a version-control folder, one the settings exclude, a link to a folder, one
+    that cannot be listed; what lies below it is unknown, not absent. A folder tools make
+    (``TOOL_MADE``) is not listed at all, and what lies below one is unknown too. ``complete`` is False
     when the listing stopped at ``MAX_TREE`` entries (or was never made)."""
 
     files: frozenset[str] = frozenset()
@@ -95,6 +96,8 @@ def list_tree(config: Config) -> Tree:
             shown = f"{folder}/{name}" if folder else name
             if not is_folder:
                 files.append(shown)
+            elif name in TOOL_MADE and not link:
+                continue
             elif link or name in ALWAYS_EXCLUDED or _excluded(config, shown + "/"):
                 closed.append(shown)
             else:

@@ -18,19 +18,31 @@ from ..errors import GuardsError, located
 
 DEFAULT_CLAIMS = "claims.yaml"
 DEFAULT_TEMPLATES = "templates"
-ALWAYS_EXCLUDED = (
-    ".git",
-    ".hg",
-    ".svn",
+VERSION_CONTROL = (".git", ".hg", ".svn")
+# Folders tools make as they run (environments, caches, build output: ruff's default excludes
+# and the test tools'): never estate content, and not even listed, so a type checker or a test
+# run that makes one between two runs leaves the kept run valid (the listing is in its key).
+TOOL_MADE = (
     ".venv",
     "venv",
     ".tox",
+    ".nox",
     "node_modules",
     "__pycache__",
+    "__pypackages__",
     ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".hypothesis",
+    ".pytype",
+    ".pyre",
+    ".eggs",
+    ".direnv",
+    ".ipynb_checkpoints",
     "build",
     "dist",
 )
+ALWAYS_EXCLUDED = VERSION_CONTROL + TOOL_MADE
 # Defaults the schema (guards.sources.settings) declares; here so a run with no settings file
 # needs no pydantic.
 DEFAULT_NOTES = ("learnings/**/*.md", "docs/**/*.md")

@@ -32,7 +32,7 @@ def test_the_listing_holds_every_file_and_folder_and_closes_what_it_does_not_wal
     assert tree.complete
     assert tree.files == {"deploy/compose/nims.yaml", "README.md"}
     assert tree.folders == {"deploy", "deploy/compose", "elsewhere"}
-    assert tree.closed == {".git", "node_modules", "archive", "linked"}
+    assert tree.closed == {".git", "archive", "linked"}  # node_modules: tools make it, unlisted
 
 
 def test_a_listing_past_its_limit_is_incomplete(tmp_path, monkeypatch):
@@ -89,3 +89,25 @@ def test_the_listing_is_part_of_the_key(estate):
     (estate / "new.txt").write_text("")
     after = cache.run_key(store, config, ((), ()), discover(config), {}, cache.date.today())
     assert before != after
+
+
+@pytest.mark.parametrize("made", [".mypy_cache", ".ruff_cache", ".hypothesis", "node_modules"])
+def test_a_folder_a_tool_makes_leaves_the_key_as_it_was(estate, made):
+    config = Config(root=estate)
+    store = cache.Store(estate.parent / "cache", "x", ["environment"])
+    before = cache.run_key(store, config, ((), ()), discover(config), {}, cache.date.today())
+    (estate / made / "3.11").mkdir(parents=True)
+    (estate / made / "3.11" / "x.json").write_text("{}")
+    (estate / "deploy" / made).mkdir()  # at any depth
+    after = cache.run_key(store, config, ((), ()), discover(config), {}, cache.date.today())
+    assert before == after
+
+
+def test_a_path_in_a_folder_tools_make_is_unknown_not_dead(capsys, estate):
+    (estate / "learnings/deploy.md").write_text(
+        "# Deploy\n\nRun `.venv/bin/guards` or `node_modules/.bin/x`; see `deploy/nims.yaml`.\n",
+        encoding="utf-8",
+    )
+    found = check(capsys, estate, "--no-cache")
+    assert found.startswith("learnings/deploy.md:3:") and found.count("D011") == 1, found
+    assert "deploy/nims.yaml" in found

@@ -4,12 +4,19 @@ import os
 import shutil
 from pathlib import Path
 
+import hypothesis
 import pytest
 import typer.main
+
+from .examples import examples
 
 FIXTURES = Path(__file__).parent / "fixtures"
 PACKAGE = Path(__file__).resolve().parents[1] / "guards"
 SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "club-3090-sample"
+
+# A property that names no count draws a share of Hypothesis's default (tests/examples.py).
+hypothesis.settings.register_profile("guards", max_examples=examples(100))
+hypothesis.settings.load_profile("guards")
 
 
 def pytest_configure(config):

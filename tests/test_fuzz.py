@@ -22,6 +22,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from .examples import examples
 from .fuzz_props import (
     Violation,
     best_time,
@@ -75,31 +76,31 @@ def env_maps() -> st.SearchStrategy[dict[str, str]]:
 # --- the parsers, called directly -----------------------------------------------------------
 
 
-@settings(FUZZ, max_examples=150)
+@settings(FUZZ, max_examples=examples(150))
 @given(compose_texts(), env_maps())
 def test_compose_parser_returns_or_raises_a_located_error(text, env):
     assert_clean(parser_violations("compose", text, env), text)
 
 
-@settings(FUZZ, max_examples=120)
+@settings(FUZZ, max_examples=examples(120))
 @given(note_texts())
 def test_note_parser_returns_or_raises_a_located_error(text):
     assert_clean(parser_violations("note", text), text)
 
 
-@settings(FUZZ, max_examples=120)
+@settings(FUZZ, max_examples=examples(120))
 @given(registry_texts())
 def test_registry_parser_returns_or_raises_a_located_error(text):
     assert_clean(parser_violations("registry", text), text)
 
 
-@settings(FUZZ, max_examples=100)
+@settings(FUZZ, max_examples=examples(100))
 @given(env_texts())
 def test_env_file_reader_returns_or_raises_a_located_error(text):
     assert_clean(parser_violations("env", text), text)
 
 
-@settings(FUZZ, max_examples=80)
+@settings(FUZZ, max_examples=examples(80))
 @given(config_texts())
 def test_config_loader_returns_or_raises_a_located_error(text):
     assert_clean(parser_violations("config", text), text)
@@ -108,7 +109,7 @@ def test_config_loader_returns_or_raises_a_located_error(text):
 # --- the command line over whole estates ----------------------------------------------------
 
 
-@settings(FUZZ, max_examples=150)
+@settings(FUZZ, max_examples=examples(150))
 @given(estates())
 def test_check_on_mutated_estates_keeps_the_contract(case):
     _, found = check_estate(case)

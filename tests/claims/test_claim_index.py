@@ -23,6 +23,7 @@ from guards.sources.configfile import load_config
 from guards.sources.registry import parse
 
 from ..conftest import FIXTURES
+from ..examples import examples
 from .test_claims_dev import DEV, dev_claims, place, snippets
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -235,7 +236,7 @@ def matched_but_dropped(rng: random.Random) -> tuple[list[str], list[str]]:
 
 
 @settings(
-    max_examples=150,
+    max_examples=examples(150),
     deadline=None,
     derandomize=True,
     database=None,

@@ -14,6 +14,8 @@ from guards.facts.figures import comment_figures, estate_names, find_figures
 from guards.rules.comment_default import SHIPPED, SHIPS, TABLE_ROW, VAR_DEFAULT, statements
 from guards.sources.compose.compose import parse_compose
 
+from ..examples import examples
+
 EVERYTHING = re.compile("")  # a gate that lets every text through
 PIECES = [
     "KV pool",
@@ -56,7 +58,7 @@ def numbered(lines: list[str]) -> list[tuple[int, int, str]]:
     return [(number, 2, text) for number, text in enumerate(lines, 1)]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(LINES)
 def test_the_word_gates_change_no_figure(lines):
     names = estate_names(["a/dual/ultrafast.yml", "a/b/this.yml"])
@@ -107,7 +109,7 @@ def test_a_composes_figures_are_read_once_per_estate():
     assert comment_figures(compose, other_estate) == read
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     st.lists(
         st.sampled_from(

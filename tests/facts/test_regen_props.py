@@ -13,6 +13,7 @@ from guards.facts.regions import regenerate
 from guards.sources import edit, registry
 
 from ..cli_helpers import STALE_COPY, WITHDRAWN_CLAIM
+from ..examples import examples
 
 REGISTRY = registry.parse(
     "claims:\n  - id: kv-bytes\n    title: KV bytes\n    status: active\n"
@@ -85,7 +86,9 @@ def outside(text: str) -> list[str]:
 
 
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(150),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(text=composes())
 def test_regen_changes_only_regions_and_is_idempotent(tmp_path_factory, text):
@@ -115,7 +118,9 @@ COPY = STALE_COPY
 
 
 @settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(60),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(text=composes())
 def test_fix_changes_only_the_copy_and_no_yaml_data(tmp_path_factory, text):

@@ -28,6 +28,7 @@ from guards.sources.compose.comments import REGION_CLOSE, REGION_OPEN
 from guards.sources.compose.compose import parse_compose
 
 from ..cli_helpers import run_guards, tree_digest
+from ..examples import examples
 
 PROJECT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -689,7 +690,9 @@ def loaded(text: str) -> list:
 
 
 @settings(
-    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(200),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(notes=st.lists(TEXTS, min_size=1, max_size=3), crlf=st.booleans(), bom=st.booleans())
 def test_what_is_written_reads_back_the_same(tmp_path_factory, notes, crlf, bom):

@@ -25,6 +25,7 @@ from guards.write.evidence_edit import evidence_edits
 
 from ..cli_helpers import run_guards, tree_digest
 from ..conftest import FIXTURES
+from ..examples import examples
 from ..rule_cases import check, load_cases
 
 SCRAPES = FIXTURES / "scrapes"
@@ -482,7 +483,7 @@ def test_an_unreadable_scrape_is_exit_2(capsys, tmp_path, setup, error):
     assert (result.code, result.out, result.err) == (2, "", f"guards: error: {error}\n")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     cut=st.integers(0, len(GOOD)),
     edits=st.lists(

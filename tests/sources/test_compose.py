@@ -13,6 +13,7 @@ from guards.sources.config import Config
 from guards.sources.registry import empty
 
 from ..conftest import FIXTURES
+from ..examples import examples
 
 
 def knobs(text, env=None, path="c.yml"):
@@ -282,7 +283,7 @@ FUZZ_BASE = (FIXTURES / "composes" / "vllm-dflash.yml").read_text(encoding="utf-
 FUZZ_RULES = [rule for rule in all_rules() if "compose" in rule.targets]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     st.integers(0, len(FUZZ_BASE) - 1),
     st.integers(0, 40),

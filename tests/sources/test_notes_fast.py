@@ -25,6 +25,7 @@ from guards.sources.edit import unify_breaks
 from guards.sources.notes import mdfast
 from guards.sources.notes.notes import Note, parse_note
 
+from ..examples import examples
 from ..fuzz_strategies import corpus, note_texts
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -355,7 +356,7 @@ def documents() -> st.SearchStrategy[str]:
     )
 
 
-@settings(FUZZ, max_examples=300)
+@settings(FUZZ, max_examples=examples(300))
 @given(documents())
 def test_generated_markdown_reads_alike(text):
     assert_same(text)
@@ -368,13 +369,13 @@ SOUP = st.lists(
 ).map("".join)
 
 
-@settings(FUZZ, max_examples=400)
+@settings(FUZZ, max_examples=examples(400))
 @given(SOUP)
 def test_character_soup_reads_alike(text):
     assert_same(text)
 
 
-@settings(FUZZ, max_examples=200)
+@settings(FUZZ, max_examples=examples(200))
 @given(note_texts())
 def test_mutated_and_generated_notes_read_alike(text):
     assert_same(text)

@@ -20,6 +20,8 @@ from guards.sources import numbers
 from guards.sources.compose.header import first_count, same_count
 from guards.sources.numbers import Count, read_count, readings, written_out
 
+from ..examples import examples
+
 HEADER_TEXTS = [
     "262K",
     "262k",
@@ -398,7 +400,7 @@ OLD_THOUSANDS = re.compile(r"(?<![0-9,])[0-9]{1,3}(?:,[0-9]{3})++(?![0-9])")
 OLD_KILO = re.compile(r"(?<![0-9])([0-9]++)k\b")
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(st.text(alphabet="0123456789,k_ .xm\n", max_size=24))
 def test_normalise_number_patterns_match_as_before(text):
     for new, old in ((THOUSANDS, OLD_THOUSANDS), (KILO, OLD_KILO)):

@@ -12,6 +12,7 @@ from guards.sources.edit import Edit, apply
 from guards.write.fix import composed
 
 from ..cli_helpers import WITHDRAWN_CLAIM, run_guards, tree_digest, write
+from ..examples import examples
 from ..fuzz_props import best_time
 
 REGION = re.compile(r"^# >>> guards:claim .*?^# <<< guards:claim[^\n]*\n", re.MULTILINE | re.DOTALL)
@@ -590,7 +591,7 @@ def _edits(draw, text):
     return [Edit(start, end, draw(news)) for start, end in pairs]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(data=st.data(), text=st.text(alphabet="xy\n#", max_size=40))
 def test_composed_edits_take_the_text_straight_to_the_final_one(data, text):
     first = data.draw(_edits(text))

@@ -25,6 +25,7 @@ from guards.write.registry_edits import add_claim_edits, append_edits, retract_e
 
 from ..cli_helpers import run_guards, tree_digest
 from ..conftest import FIXTURES
+from ..examples import examples
 from ..fuzz_props import forked, run_in_process
 
 HEAD = "claims:\n  - id: a\n    title: A\n    status: active\n"
@@ -362,7 +363,7 @@ def list_layouts(draw) -> str:
     return HEAD + (body if draw(st.booleans()) else body.rstrip("\n"))
 
 
-@settings(PROPERTY, max_examples=120)
+@settings(PROPERTY, max_examples=examples(120))
 @given(list_layouts(), st.sampled_from(["new", "two words: and a tab\t", "line 1\nline 2"]))
 def test_an_append_to_any_layout_adds_exactly_the_item(text, new):
     """Whatever the layout, the append is one insertion, made (never refused), and every
@@ -827,7 +828,7 @@ texts = st.one_of(
 )
 
 
-@settings(PROPERTY, max_examples=80)
+@settings(PROPERTY, max_examples=examples(80))
 @given(
     st.lists(texts, min_size=12, max_size=12),
     st.floats(allow_nan=False, allow_infinity=False),
@@ -925,7 +926,7 @@ def confirm_starts(draw) -> str:
     )
 
 
-@settings(PROPERTY, max_examples=300)
+@settings(PROPERTY, max_examples=examples(300))
 @given(confirm_starts(), passages(), passages())
 def test_two_confirms_into_one_claim_hold_both_passages_verbatim(text, first, second):
     """`find --confirm` twice into the same claim: each reader loads the old data with both

@@ -50,6 +50,7 @@ from ruamel.yaml import YAML
 
 from guards.sources.edit import unify_breaks
 
+from ..examples import examples
 from ..fuzz_props import (
     ERROR_PREFIX,
     LINE_MAX,
@@ -964,32 +965,32 @@ def assert_clean(ran: Ran | None, found: list[Violation]) -> None:
 # --- the tests ------------------------------------------------------------------------------
 
 
-@settings(WRITE, max_examples=60)
+@settings(WRITE, max_examples=examples(60))
 @given(CASES["add"]())
 def test_claims_add_appends_only_the_new_claim(case):
     assert_clean(*run_case(case))
 
 
-@settings(WRITE, max_examples=60)
+@settings(WRITE, max_examples=examples(60))
 @given(CASES["retract"]())
 def test_claims_retract_changes_only_that_claim(case):
     assert_clean(*run_case(case))
 
 
-@settings(WRITE, max_examples=30)
+@settings(WRITE, max_examples=examples(30))
 @given(CASES["find"]())
 def test_claims_find_confirm_and_dismiss_append_only_the_passage(case):
     assert_clean(*run_case(case))
 
 
-@settings(WRITE, max_examples=40)
+@settings(WRITE, max_examples=examples(40))
 @given(CASES["evidence"]())
 def test_claims_evidence_add_appends_only_the_entry(case):
     ran, found = run_case(case)
     assert_clean(ran, [v for v in found if v.kind != TWICE])  # tested on its own below
 
 
-@settings(WRITE, max_examples=5)
+@settings(WRITE, max_examples=examples(5))
 @given(CASES["evidence"]())
 def test_claims_evidence_add_twice_records_the_measurement_once(case):
     """The same scrapes, engine, date and note again are no new evidence."""
@@ -997,19 +998,19 @@ def test_claims_evidence_add_twice_records_the_measurement_once(case):
     assert_clean(ran, [v for v in found if v.kind == TWICE])
 
 
-@settings(WRITE, max_examples=40)
+@settings(WRITE, max_examples=examples(40))
 @given(CASES["fix"]())
 def test_fix_replaces_only_the_stale_copies(case):
     assert_clean(*run_case(case))
 
 
-@settings(WRITE, max_examples=40)
+@settings(WRITE, max_examples=examples(40))
 @given(CASES["regen"]())
 def test_regen_rewrites_only_the_regions(case):
     assert_clean(*run_case(case))
 
 
-@settings(WRITE, max_examples=20)
+@settings(WRITE, max_examples=examples(20))
 @given(CASES["baseline"]())
 def test_baseline_writes_only_the_baseline(case):
     assert_clean(*run_case(case))

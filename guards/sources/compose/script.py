@@ -15,9 +15,11 @@ import re
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 from .engines import Token
 from .interpolate import TemplateError, Unresolved, Value, interpolate
+from .words import shell_parts
 
 ASSIGNMENT = r"^\s*(?:export\s+|local\s+|readonly\s+)?{name}=(.*)$"  # then _value()
 CASE_ALIAS = re.compile(
@@ -76,12 +78,25 @@ class Script:
         self.lines = lines
         self.env = env
         self.words = words or []  # per line: the words as written, after compose interpolation
+        # what assignment() and evaluate() found per name: neither the lines nor the
+        # environment change once the script is read
+        self._assignments: dict[str, tuple[ScriptLine, str] | None] = {}
+        self._evaluated: dict[str, Evaluated] = {}
+
+    @cached_property
+    def _env_values(self) -> dict[str, str]:
+        return {name: entry.value for name, entry in self.env.items() if entry.value is not None}
 
     def container_env(self) -> dict[str, str]:
-        return {name: entry.value for name, entry in self.env.items() if entry.value is not None}
+        return dict(self._env_values)  # a copy: callers add the script's own values
 
     def assignment(self, name: str) -> tuple[ScriptLine, str] | None:
         """The first assignment of ``name`` (the default; later ones are conditional)."""
+        if name not in self._assignments:
+            self._assignments[name] = self._first_assignment(name)
+        return self._assignments[name]
+
+    def _first_assignment(self, name: str) -> tuple[ScriptLine, str] | None:
         pattern = re.compile(ASSIGNMENT.format(name=re.escape(name)))
         for line in self.lines:
             match = pattern.match(line.text)
@@ -90,6 +105,11 @@ class Script:
         return None
 
     def evaluate(self, name: str) -> Evaluated:
+        if name not in self._evaluated:
+            self._evaluated[name] = self._evaluation(name)
+        return self._evaluated[name]
+
+    def _evaluation(self, name: str) -> Evaluated:
         found = self.assignment(name)
         if found is None:
             return Evaluated(
@@ -97,7 +117,7 @@ class Script:
             )
         line, rhs = found
         try:
-            value = interpolate(rhs, self.container_env(), unescape=False)
+            value = interpolate(rhs, self._env_values, unescape=False)
         except TemplateError as exc:  # bash has expansions compose does not (${#x}, ${x/a/b})
             return Evaluated(
                 name, None, line, _raw_rhs(line.raw, name), note=f"cannot evaluate `{rhs}`: {exc}"
@@ -123,7 +143,7 @@ class Script:
 
     def _alias(self, name: str) -> tuple[str, str] | None:
         """(value, variable) when a ``case`` alias such as SPEC=off overrides ``name``."""
-        env = self.container_env()
+        env = self._env_values
         for line in self.lines:
             match = CASE_ALIAS.search(line.text)
             if match and match.group(3) == name:
@@ -185,7 +205,7 @@ class Script:
             else:  # unquoted: bash splits the value into words, and drops an empty one
                 expanded = self._expanded(word)
                 parts = expanded.text.split() if not expanded.unresolved else [""]
-                out += [replace(expanded, text=part) for part in parts]
+                out += [expanded.with_text(part) for part in parts]
         return out
 
     def _expanded(self, word: Token) -> Token:
@@ -257,13 +277,10 @@ class EnvEntry:
 def _shell_parts(word: Token) -> list[Token]:
     """One written word as bash splits it: quotes removed, ``;`` ``&&`` ``|`` apart. A word
     bash would read across lines (an open quote) is kept as written."""
-    try:
-        lexer = shlex.shlex(word.text, posix=True, punctuation_chars=True)
-        lexer.whitespace_split = True
-        parts = list(lexer)
-    except ValueError:
+    parts = shell_parts(word.text)
+    if parts is None:
         return [word]
-    return [replace(word, text=part) for part in parts]
+    return [word.with_text(part) for part in parts]
 
 
 def shell_words(text: str) -> list[str] | None:

@@ -7,7 +7,6 @@ flags into canonical knobs.
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -22,6 +21,7 @@ from .launch import Launch
 from .merge import Texts, file_of
 from .ports import Healthcheck, PortMapping, parse_health_and_ports
 from .script import EnvEntry, Script, ScriptLine
+from .words import shell_fields, written_words
 
 
 @dataclass
@@ -256,7 +256,7 @@ def _script(
     words = [
         [
             _script_word(word, env, number, column + offset, source)
-            for offset, word in _split_words(raw)
+            for offset, word in written_words(raw)
         ]
         for number, raw, column in numbered
     ]
@@ -274,15 +274,26 @@ def _word_script(word: Token, environment: dict[str, EnvEntry]) -> Script:
     parts = word.text.split("\n")
     script_lines = [ScriptLine(word.line, part, part, word.column, False) for part in parts]
     words = [
-        [
-            replace(
-                word, text=text, raw=text, column=word.column + offset, quoted=False, end_column=0
-            )
-            for offset, text in _split_words(part)
-        ]
-        for part in parts
+        [_word_in(word, text, offset) for offset, text in written_words(part)] for part in parts
     ]
     return Script(script_lines, environment, words)
+
+
+def _word_in(word: Token, text: str, offset: int) -> Token:
+    """A word of the script ``word`` holds, at ``offset`` in it (its own raw text, unquoted,
+    its end not known)."""
+    return Token(
+        text,
+        text,
+        word.line,
+        word.column + offset,
+        word.variables,
+        word.from_env,
+        word.unresolved,
+        False,
+        word.source,
+        0,
+    )
 
 
 def _scalar_lines(node: ScalarNode, lines: list[str]) -> list[tuple[int, str, int]]:
@@ -337,7 +348,7 @@ def _tokens(
         return []
     tokens: list[Token] = []
     for number, text, column in _scalar_lines(node, lines):
-        for offset, raw in _split_words(text):
+        for offset, raw in written_words(text):
             value = _interpolate(raw, env, number, column + offset)
             for word in _shell_words(value.text, number):
                 tokens.append(
@@ -376,31 +387,9 @@ def _token(
     )
 
 
-def _split_words(text: str) -> list[tuple[int, str]]:
-    """Whitespace-separated words, keeping ``${...}`` and quoted runs whole."""
-    words: list[tuple[int, str]] = []
-    start, depth, quote = None, 0, ""
-    for i, char in enumerate(text + " "):
-        if quote:
-            quote = "" if char == quote else quote
-        elif char in "\"'":
-            quote = char
-        elif text.startswith("${", i):
-            depth += 1
-        elif char == "}" and depth:
-            depth -= 1
-        if char.isspace() and not quote and not depth:
-            if start is not None:
-                words.append((start, text[start:i]))
-                start = None
-        elif start is None:
-            start = i
-    return words
-
-
 def _shell_words(text: str, line: int) -> list[str]:
     try:
-        return shlex.split(text) or [""] if text else [""]
+        return list(shell_fields(text)) or [""] if text else [""]
     except ValueError as exc:
         raise GuardsError(f"command: {exc}", None, line) from None
 

@@ -37,6 +37,22 @@ class Token:
     def is_flag(self) -> bool:
         return self.text.startswith("-") and not _is_number(self.text)
 
+    def with_text(self, text: str) -> Token:
+        """This word with another text: ``dataclasses.replace(self, text=text)``, built
+        directly (the reader makes one per shell word)."""
+        return Token(
+            text,
+            self.raw,
+            self.line,
+            self.column,
+            self.variables,
+            self.from_env,
+            self.unresolved,
+            self.quoted,
+            self.source,
+            self.end_column,
+        )
+
 
 @dataclass(frozen=True, kw_only=True)
 class Knob:

@@ -26,6 +26,8 @@ from guards.sources.compose.words import (
     written_words,
 )
 
+from ...examples import examples
+
 # Mostly the characters of flags, paths and expansions, with some of every character the
 # quick paths must leave to the reference (blanks, quotes, backslash, `#`, other spaces).
 PLAIN = "abz09-_=./:$@{}();<>|&"
@@ -112,7 +114,7 @@ def test_the_memos_are_bounded():
 # -- the quick paths against the references -----------------------------------------------------
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(TEXTS)
 def test_quick_parts_are_shlex_parts(text):
     quick = quick_parts(text)
@@ -120,14 +122,14 @@ def test_quick_parts_are_shlex_parts(text):
     assert shell_parts(text) == reference_parts(text)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(TEXTS)
 def test_quick_fields_are_shlex_split(text):
     quick = quick_fields(text)
     assert quick is None or quick == reference_fields(text)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(TEXTS)
 def test_quick_words_are_the_scanned_words(text):
     quick = quick_words(text)

@@ -53,7 +53,7 @@ HOT = [
     ("find_figures", "facts/figures.py", "find_figures", "cum"),
     ("figures._figure_matches", "facts/figures.py", "_figure_matches", "cum"),
     ("textmatch.normalise", "claims/textmatch.py", "normalise", "cum"),
-    ("textmatch.Tokens", "claims/textmatch.py", "tokenize", "cum"),
+    ("tokens.Tokens", "claims/tokens.py", "tokenize", "cum"),
     ("K002 check", "rules/max_num_seqs.py", "check", "cum"),
     ("D002 check", "rules/comment_default.py", "check", "cum"),
     ("D007 check", "rules/figure_conflict.py", "check", "cum"),

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .textmatch import Tokens
+    from .tokens import Tokens
 
 Denial = tuple[tuple[str, ...], frozenset[str]]  # a phrase's subject, the words it keeps
 

@@ -9,7 +9,7 @@ import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .textmatch import Tokens
+    from .tokens import Tokens
 
 NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?")
 # A quantity as a claim states it (normalised text): a number or a range, approximate or

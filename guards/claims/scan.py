@@ -41,12 +41,11 @@ from .textmatch import (
     CandidateIndex,
     ClaimMatcher,
     Match,
-    Tokens,
     shingles,
     statements,
-    tokenize,
     words,
 )
+from .tokens import Tokens, tokenize
 from .vocabulary import Vocabulary
 
 if TYPE_CHECKING:

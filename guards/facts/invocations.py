@@ -34,6 +34,7 @@ from ..sources.compose.script import Script
 from ..sources.notes.notes import Block, Note
 from . import engines
 from .engines.running import SHELL_BREAKS, Running, running, service_running
+from .memo import per_object
 
 SHELLS = {"sh", "bash", "shell", "zsh", "console"}
 # What names an engine as a word of a command.
@@ -75,8 +76,10 @@ class Invocation:
     image: str | None = None  # the image ``docker run`` names, for its release
 
 
-def note_invocations(note: Note) -> list[Invocation]:
-    """Every engine invocation in a note's code blocks and inline code spans."""
+@per_object
+def note_invocations(note: Note) -> tuple[Invocation, ...]:
+    """Every engine invocation in a note's code blocks and inline code spans (read once per
+    note: K006 and K001 both ask)."""
     found: list[Invocation] = []
     for block in note.blocks:
         if not block.current:
@@ -88,7 +91,7 @@ def note_invocations(note: Note) -> list[Invocation]:
         else:
             continue
         found += invocations(lines)
-    return found
+    return tuple(found)
 
 
 def invocations(lines: Sequence[list[Token]]) -> list[Invocation]:

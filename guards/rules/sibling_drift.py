@@ -64,6 +64,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..facts.changelists import Change, ChangeList, change_lists
@@ -103,14 +104,14 @@ class Reference:
 
 
 def check(target: Compose | Note, context: Context) -> list[Finding] | None:
-    composes = {c.path: c for c in context.estate.composes}
+    composes = context.estate.composes_by_path
     if isinstance(target, Note):
         return _note_change_lists(target, composes, context)
     return _comments(target, composes, context)
 
 
 def _comments(
-    compose: Compose, composes: dict[str, Compose], context: Context
+    compose: Compose, composes: Mapping[str, Compose], context: Context
 ) -> list[Finding] | None:
     """What a compose's comments say of the composes they name, and their change lists."""
     findings, referenced = [], False
@@ -165,7 +166,7 @@ def references(text: str) -> list[Reference]:
     return sorted(found, key=lambda r: r.start)
 
 
-def resolve(ref: Reference, here: str, composes: dict[str, Compose]) -> Compose | None:
+def resolve(ref: Reference, here: str, composes: Mapping[str, Compose]) -> Compose | None:
     """The one compose a reference names, or None."""
     folder = posixpath.dirname(here)
     if ref.table:
@@ -189,7 +190,7 @@ def resolve(ref: Reference, here: str, composes: dict[str, Compose]) -> Compose 
     return next((composes[p] for p in tried if p in composes and p != here), None)
 
 
-def _only(paths: list[str], composes: dict[str, Compose]) -> Compose | None:
+def _only(paths: list[str], composes: Mapping[str, Compose]) -> Compose | None:
     return composes[paths[0]] if len(paths) == 1 else None
 
 
@@ -239,7 +240,7 @@ def _change_list(
     compose: Compose,
     at: Place,
     listed: ChangeList,
-    composes: dict[str, Compose],
+    composes: Mapping[str, Compose],
     context: Context,
 ) -> list[Finding] | None:
     """Each listed flag against this compose and the sibling; None: not compared (remarked)."""
@@ -265,7 +266,7 @@ def _change_list(
 
 
 def _note_change_lists(
-    note: Note, composes: dict[str, Compose], context: Context
+    note: Note, composes: Mapping[str, Compose], context: Context
 ) -> list[Finding] | None:
     """The change lists of a note's prose and table rows, each about the one compose its line
     names before the list (``b.yml — as a.yml, plus --enforce-eager``, a row's first cell)."""
@@ -287,7 +288,7 @@ def _note_change_lists(
     return findings
 
 
-def _described(text: str, listed: ChangeList, composes: dict[str, Compose]) -> Compose | None:
+def _described(text: str, listed: ChangeList, composes: Mapping[str, Compose]) -> Compose | None:
     """The one compose ``text`` names before the change list's reference."""
     named = {
         found.path
@@ -297,7 +298,7 @@ def _described(text: str, listed: ChangeList, composes: dict[str, Compose]) -> C
     return composes[named.pop()] if len(named) == 1 else None
 
 
-def _sibling(ref: str, here: str, composes: dict[str, Compose]) -> Compose | None:
+def _sibling(ref: str, here: str, composes: Mapping[str, Compose]) -> Compose | None:
     """The compose a change list's reference names: a path, an elided path or a stem."""
     table = YAML_END.search(ref) is not None
     found = resolve(Reference(ref, 0, 0, table), here, composes)

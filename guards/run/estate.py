@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from ..errors import GuardsError
@@ -64,10 +65,16 @@ class Estate:
 
         return estate_names(c.path for c in self.composes)
 
+    @cached_property
+    def composes_by_path(self) -> Mapping[str, Compose]:
+        """The composes by path, built once: a check that looks up the composes another one
+        names reads this, not a mapping of the whole estate of its own."""
+        return MappingProxyType({c.path: c for c in self.composes})
+
     def prepare(self) -> None:
         """Build what every check shares, once (before worker processes inherit the estate,
         each of which would build it again)."""
-        _ = self.compose_names
+        _ = self.compose_names, self.composes_by_path
         self.claim_scan.prepare()
 
     @cached_property

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from guards.claims import scan as claimscan
 from guards.claims.scan import ClaimScan, Copy, rank, targets
-from guards.claims.textmatch import RESTATED_SHINGLES, CandidateIndex, ClaimMatcher, tokenize
+from guards.claims.textmatch import RESTATED_SHINGLES, CandidateIndex, ClaimMatcher
+from guards.claims.tokens import tokenize
 from guards.run.estate import Estate, load_estate
 from guards.sources.compose.compose import parse_compose
 from guards.sources.config import Config

@@ -7,7 +7,8 @@ not to use it, a retraction quoting it and the replacement stay quiet."""
 import pytest
 
 from guards.claims.denial import denial_after, denied, predicate_end, spans
-from guards.claims.textmatch import tokenize, words
+from guards.claims.textmatch import words
+from guards.claims.tokens import tokenize
 
 from ..cli_helpers import run_guards, write
 

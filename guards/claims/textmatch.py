@@ -36,7 +36,7 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -411,7 +411,9 @@ def _may_hold(vocabulary: set[str], phrase: tuple[str, ...]) -> bool:
     return len(vocabulary.intersection(phrase)) >= _need(phrase)
 
 
-def _in_order(sequence: list[str], start: int, phrase: tuple[str, ...], need: int) -> int | None:
+def _in_order(
+    sequence: Sequence[str], start: int, phrase: tuple[str, ...], need: int
+) -> int | None:
     """Last position of a greedy in-order match of ``phrase`` starting at ``start`` within
     the window, when at least ``need`` of its words are found."""
     limit = min(len(sequence), start + len(phrase) + PHRASE_SLACK)
@@ -424,7 +426,7 @@ def _in_order(sequence: list[str], start: int, phrase: tuple[str, ...], need: in
     return last if found >= need and last is not None else None
 
 
-def _exact(sequence: list[str], phrase: tuple[str, ...]) -> list[tuple[int, int]]:
+def _exact(sequence: Sequence[str], phrase: tuple[str, ...]) -> list[tuple[int, int]]:
     size = len(phrase)
     return [
         (i, i + size - 1)

@@ -131,15 +131,17 @@ class Tokens:
 
 
 @functools.lru_cache(maxsize=TEXTS_KEPT)
-def read(text: str) -> tuple[str, list[list[str]], list[str]]:
+def read(text: str) -> tuple[str, tuple[tuple[str, ...], ...], tuple[str, ...]]:
     """A passage's text normalised, the words of each of its units, and all its words in
     order: what its tokens take from the text alone (its lines are the caller's). Kept for the
     last ``TEXTS_KEPT`` texts, so a block pasted into many files is read once; the passages
-    with that text share the lists, which no reader changes."""
+    with that text share them, as tuples no reader can change."""
     normalised = normalise(text)
     # each distinct word once in memory, however many passages use it (10,000 notes)
-    unit_words = [list(map(intern, WORD.findall(part))) for part in normalised.split(UNIT_BREAK)]
-    return normalised, unit_words, [w for unit in unit_words for w in unit]
+    unit_words = tuple(
+        tuple(map(intern, WORD.findall(part))) for part in normalised.split(UNIT_BREAK)
+    )
+    return normalised, unit_words, tuple(w for unit in unit_words for w in unit)
 
 
 def tokenize(units: list[list[tuple[int, str]]]) -> Tokens:

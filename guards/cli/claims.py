@@ -10,9 +10,6 @@ import typer
 
 from ..errors import GuardsError
 from .common import (
-    CONFIG_OPTION,
-    ID_ARGUMENT,
-    ROOT_OPTION,
     echo,
     echo_error,
     estate_root,
@@ -22,6 +19,7 @@ from .common import (
     whole_estate,
 )
 from .evidence import claims_evidence_app
+from .options import CONFIG_OPTION, ID_ARGUMENT, ROOT_OPTION
 
 claims_app = typer.Typer(no_args_is_help=True, help="The claims registry: list, show, retract.")
 claims_app.add_typer(claims_evidence_app, name="evidence")

@@ -1,47 +1,26 @@
-"""What every command module shares: the common options, printing, and loading the settings
-and the estate. Here rather than in the package's ``__init__``, which imports every command
-module to register it: a command importing the package back would close a cycle."""
+"""What every command module shares: printing, and loading the settings and the estate. No
+typer here (the shared options are in ``guards.cli.options``): the typer-free path of
+``guards check PATH...`` (``guards.cli.checking``) uses it too. Here rather than in the
+package's ``__init__``: a command importing the package back would close a cycle."""
 
-# No `from __future__ import annotations` in the command modules: typer reads the annotations
-# of every command on every run, and strings would each be evaluated (about 6 ms a run).
-
+import sys
 from pathlib import Path
 
-import typer
-
 from ..errors import GuardsError, printable_lines
-
-ROOT_OPTION = typer.Option(
-    None,
-    "--root",
-    metavar="DIR",
-    help="The estate (default: the nearest folder at or above the current one, or above the "
-    "first path named, with a guards.toml or a pyproject.toml with [tool.guards]).",
-)
-CONFIG_OPTION = typer.Option(
-    None, "--config", metavar="FILE", help="A TOML file with the settings of [tool.guards]."
-)
-ID_ARGUMENT = typer.Argument(..., metavar="ID")  # a claim's id
-ENV_FILE_OPTION = typer.Option(
-    None, "--env-file", metavar="FILE", help="Evaluate composes with this operator .env."
-)
-
-
-def paths_argument(what: str):
-    """The PATHS argument of a command that rewrites files."""
-    return typer.Argument(
-        None,
-        metavar="PATHS",
-        help=f"Composes or folders to {what} (default: the whole estate under --root).",
-        show_default=False,
-    )
 
 
 def echo(text: str, err: bool = False, nl: bool = True) -> None:
     """Print text that carries what files hold (paths, diffs, passages): every line escaped
     (guards.errors.printable_lines), so no file can write to the terminal or forge a CI log
     command."""
-    typer.echo(printable_lines(text), err=err, nl=nl)
+    echo_raw(printable_lines(text) + ("\n" if nl else ""), err)
+
+
+def echo_raw(text: str, err: bool = False) -> None:
+    """Write ``text`` as it is (a report, its colours included when it has them) and flush."""
+    stream = sys.stderr if err else sys.stdout
+    stream.write(text)
+    stream.flush()
 
 
 def echo_error(error: GuardsError) -> None:
@@ -108,4 +87,4 @@ def whole_estate(root: Path, config: Path | None):
 
 def exit_for(estate) -> None:
     """Exit 2 when an input could not be read, else 0."""
-    raise typer.Exit(2 if estate.errors else 0)
+    raise SystemExit(2 if estate.errors else 0)

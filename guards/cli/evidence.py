@@ -9,15 +9,12 @@ import typer
 
 from ..errors import GuardsError
 from .common import (
-    CONFIG_OPTION,
-    ENV_FILE_OPTION,
-    ID_ARGUMENT,
-    ROOT_OPTION,
     echo,
     estate_root,
     load_settings,
     shown,
 )
+from .options import CONFIG_OPTION, ENV_FILE_OPTION, ID_ARGUMENT, ROOT_OPTION
 
 evidence_app = typer.Typer(no_args_is_help=True, help="Figures from a vLLM /metrics scrape.")
 claims_evidence_app = typer.Typer(no_args_is_help=True, help="A claim's evidence.")

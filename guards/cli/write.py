@@ -7,15 +7,13 @@ import typer
 
 from ..errors import GuardsError
 from .common import (
-    CONFIG_OPTION,
-    ROOT_OPTION,
     echo,
     echo_error,
     estate_root,
     load,
     load_settings,
-    paths_argument,
 )
+from .options import CONFIG_OPTION, ROOT_OPTION, paths_argument
 
 CHECK_ONLY = typer.Option(
     False, "--check", help="Write nothing; print a diff and exit 1 if anything would change."

@@ -21,6 +21,7 @@ from ..cli_helpers import project_estate
 PROJECT = Path(__file__).resolve().parents[2]
 COMPOSE = "composes/qwen3.8-27b/ik-llama/single/mtp.yml"  # has a generated region
 WATCHED = (
+    "typer",
     "pydantic",
     "jinja2",
     "markdown_it",
@@ -69,14 +70,22 @@ def test_a_kept_check_imports_neither_pydantic_nor_the_parsers(cache_env, tmp_pa
     root = project_estate(tmp_path / "estate")
     assert imported("check", COMPOSE, cwd=root, env=cache_env)["code"] == 0  # computed, kept
     kept = imported("check", COMPOSE, cwd=root, env=cache_env)
-    # typer < 0.29 parses options without pydantic; settings without `by-status` are read
+    # `check PATH` with no option runs without typer; settings without `by-status` are read
     # without the header parser; a kept run loads no compose, note, registry or rule
     assert kept == {"code": 0, "loaded": []}
 
 
+def test_only_a_command_line_with_options_imports_typer(cache_env, tmp_path):
+    root = project_estate(tmp_path / "estate")
+    assert imported("check", COMPOSE, cwd=root, env=cache_env)["code"] == 0
+    with_option = imported("check", "--format", "text", COMPOSE, cwd=root, env=cache_env)
+    assert with_option == {"code": 0, "loaded": ["typer"]}  # the same run, kept: parsed only
+
+
 def test_version_and_usage_errors_import_no_pydantic():
-    assert imported("--version") == {"code": 0, "loaded": []}
-    assert imported("check", "--format", "xml", COMPOSE) == {"code": 2, "loaded": []}
+    # typer < 0.29 parses options without pydantic
+    assert imported("--version") == {"code": 0, "loaded": ["typer"]}
+    assert imported("check", "--format", "xml", COMPOSE) == {"code": 2, "loaded": ["typer"]}
 
 
 def test_a_compose_without_regions_or_notes_needs_no_jinja2_or_markdown_it(tmp_path):

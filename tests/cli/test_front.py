@@ -10,7 +10,7 @@ import typer.main
 
 from guards.cli import app, checking, plain_check
 
-from ..cli_helpers import run_guards, write
+from ..cli_helpers import run_guards, tree_digest, write
 from ..conftest import writable_copy
 
 
@@ -42,21 +42,33 @@ def test_the_plain_path_has_the_defaults_of_the_command():
     assert keywords == declared
 
 
-def _estates(tmp_path):
-    broken = write(
-        tmp_path / "broken",
-        {"composes/a.yml": "services: [\n", "composes/b.yml": "services:\n  x:\n    image: y\n"},
-    )
-    return {
-        "incident": (writable_copy(tmp_path, "incident"), ["composes"]),
-        "clean": (writable_copy(tmp_path, "clean"), []),
-        "broken": (broken, ["composes/a.yml", "composes/b.yml"]),
-    }
+COMPOSE = "services:\n  x:\n    image: y\n"
+WRITTEN = {  # estates written for the test: their files
+    "broken": {"composes/a.yml": "services: [\n", "composes/b.yml": COMPOSE},
+    "bad settings": {"guards.toml": "composes = [\n", "composes/a.yml": COMPOSE},
+}
+ESTATES = {  # name: (fixture estate or None for a written one, the paths named)
+    "incident": ("incident", ["composes"]),
+    "clean": ("clean", []),
+    "broken": (None, ["composes/a.yml", "composes/b.yml"]),
+    "bad settings": (None, ["composes/a.yml"]),
+    "missing path": ("clean", ["nothere.yml"]),
+}
 
 
-@pytest.mark.parametrize("name", ["incident", "clean", "broken"])
+def _estate(tmp_path, name):
+    fixture, paths = ESTATES[name]
+    root = writable_copy(tmp_path, fixture) if fixture else write(tmp_path / "e", WRITTEN[name])
+    return root, paths
+
+
+EXPECTED_CODE = {"incident": 1, "clean": 0, "broken": 2, "bad settings": 2, "missing path": 2}
+
+
+@pytest.mark.parametrize("name", list(EXPECTED_CODE))
 def test_plain_and_typer_print_the_same(capsys, monkeypatch, tmp_path, name):
-    root, paths = _estates(tmp_path)[name]
+    root, paths = _estate(tmp_path, name)
+    before = tree_digest(root)
     through_typer = run_guards(capsys, "check", "--color", "auto", *paths, cwd=root)
 
     def no_typer():
@@ -65,4 +77,17 @@ def test_plain_and_typer_print_the_same(capsys, monkeypatch, tmp_path, name):
     monkeypatch.setattr(app, "run", no_typer)
     plain = run_guards(capsys, "check", *paths, cwd=root)
     assert plain == through_typer
-    assert plain.code == {"incident": 1, "clean": 0, "broken": 2}[name]
+    assert plain.code == EXPECTED_CODE[name]
+    assert tree_digest(root) == before  # nothing written, an error or not
+    if plain.code == 2:  # one line for each input that could not be read, naming it
+        lines = plain.err.splitlines()
+        assert lines and all(line.startswith("guards: error: ") for line in lines)
+
+
+def test_bad_input_on_the_plain_path_is_one_line_naming_file_and_line(capsys, tmp_path):
+    root, paths = _estate(tmp_path, "bad settings")
+    result = run_guards(capsys, "check", *paths, cwd=root)
+    assert (result.code, result.out) == (2, "")
+    assert result.err == (
+        "guards: error: guards.toml:2: invalid TOML: Invalid value at the end of the file\n"
+    )

@@ -283,16 +283,16 @@ def _word_in(word: Token, text: str, offset: int) -> Token:
     """A word of the script ``word`` holds, at ``offset`` in it (its own raw text, unquoted,
     its end not known)."""
     return Token(
-        text,
-        text,
-        word.line,
-        word.column + offset,
-        word.variables,
-        word.from_env,
-        word.unresolved,
-        False,
-        word.source,
-        0,
+        text=text,
+        raw=text,
+        line=word.line,
+        column=word.column + offset,
+        variables=word.variables,
+        from_env=word.from_env,
+        unresolved=word.unresolved,
+        quoted=False,
+        source=word.source,
+        end_column=0,
     )
 
 

@@ -1,16 +1,30 @@
-"""An editor for the tests: pygls's own language client, talking to ``guards server`` in a
-subprocess over stdio as an editor does, with what it was sent collected for the tests to
-wait on."""
+"""An editor for the tests: pygls's own language client, talking to ``guards server`` over a
+pair of pipes as an editor talks over stdio, with what it was sent collected for the tests to
+wait on.
+
+``Editor.start`` runs the server this process builds (``guards.server.app.build``) in a thread
+at the other ends of the pipes: the same messages, byte for byte, without a process that
+imports the server and warms lsprotocol's converters again for each test (1.4 s of CPU a
+session). ``Editor.start_process`` starts ``python -m guards server`` as an editor does; the
+tests of the command line, its exit codes and its TCP mode use it (tests/server/test_command.py
+and the shutdown test)."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
+import os
 import sys
+import threading
 from pathlib import Path
+from typing import BinaryIO
 
 from lsprotocol import types
+from pygls.io_ import run_async
 from pygls.lsp.client import LanguageClient
 from pygls.uris import from_fs_path
+
+from guards.server.app import build
 
 WAIT = 60.0  # seconds a test waits for the server to answer before it fails
 
@@ -40,6 +54,9 @@ class Editor:
         self.logged: list[types.LogMessageParams] = []
         self.registrations: list[types.Registration] = []
         self.versions: dict[str, int] = {}
+        self._thread: threading.Thread | None = None
+        self._writer: asyncio.StreamWriter
+        self._server_input: BinaryIO
         self._arrived = asyncio.Condition()
         self._listen()
 
@@ -69,8 +86,38 @@ class Editor:
         async with self._arrived:
             self._arrived.notify_all()
 
-    async def start(self, folder: Path, *server_args: str) -> types.InitializeResult:
-        await self.client.start_io(sys.executable, "-m", "guards", "server", *server_args)
+    async def start(self, folder: Path) -> types.InitializeResult:
+        """A server of this process, in a thread, on the other ends of two pipes."""
+        to_server, from_client = _pipe(buffered_end="read")
+        to_client, from_server = _pipe(buffered_end="write")
+        server = build()
+        self._thread = threading.Thread(
+            target=server.start_io, args=(to_server, from_server), daemon=True
+        )
+        self._server_input = to_server
+        self._thread.start()
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader()
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), to_client)
+        transport, flow = await loop.connect_write_pipe(
+            asyncio.streams.FlowControlMixin, from_client
+        )
+        self._writer = asyncio.StreamWriter(transport, flow, reader, loop)
+        client = self.client
+        client.protocol.set_writer(self._writer)
+        connection = run_async(
+            stop_event=client._stop_event,
+            reader=reader,
+            protocol=client.protocol,
+            logger=logging.getLogger(__name__),
+            error_handler=client.report_server_error,
+        )
+        client._async_tasks.append(asyncio.create_task(connection))
+        return await self.initialize(folder)
+
+    async def start_process(self, folder: Path) -> types.InitializeResult:
+        """``python -m guards server`` in a subprocess, as an editor starts it."""
+        await self.client.start_io(sys.executable, "-m", "guards", "server")
         return await self.initialize(folder)
 
     async def initialize(self, folder: Path) -> types.InitializeResult:
@@ -168,12 +215,27 @@ class Editor:
         return await self.client.text_document_hover_async(params)
 
     async def stop(self) -> int | None:
-        """Shut the server down as an editor does; its exit code."""
+        """Shut the server down as an editor does; its exit code (of a process)."""
         if not self.client.stopped:
             await self.client.shutdown_async(None)
             self.client.exit(None)
             await self.client.stop()
+        if self._thread is not None:  # its reader waits for the end of its input
+            self._writer.close()
+            await asyncio.to_thread(self._thread.join, WAIT)
+            assert not self._thread.is_alive(), "the server did not stop"
+            self._server_input.close()
         return self.client.returncode
+
+
+def _pipe(buffered_end: str):
+    """The two ends of a pipe as binary files (read, write): the server's end buffered as
+    stdio is, the client's unbuffered for its event loop."""
+    read, write = os.pipe()
+    return (
+        open(read, "rb", buffering=-1 if buffered_end == "read" else 0),
+        open(write, "wb", buffering=-1 if buffered_end == "write" else 0),
+    )
 
 
 def applied(text: str, edits: list[types.TextEdit]) -> str:

@@ -403,7 +403,7 @@ def test_codes_link_to_the_rules_reference_the_settings_name(incident):
 def test_shutdown_then_exit_ends_the_server_with_code_0(incident):
     async def session():
         editor = Editor()
-        result = await editor.start(incident)
+        result = await editor.start_process(incident)
         assert result.server_info.name == "guards"
         capabilities = result.capabilities
         assert capabilities.hover_provider is True

@@ -1,5 +1,7 @@
-"""``guards server`` end to end: pygls's own client starts it as an editor does (a subprocess
-over stdio) and sends what an editor sends; the tests assert what comes back."""
+"""``guards server`` end to end: pygls's own client talks to it over pipes as an editor talks
+over stdio (a server of this process in a thread; a subprocess where its exit code is the
+point, tests/server/editor.py) and sends what an editor sends; the tests assert what comes
+back."""
 
 import asyncio
 import shutil

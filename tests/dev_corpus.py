@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from guards.sources.config import Config
+
+from .yamldata import read_yaml
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 DEV = SHARED / "corpus" / "estates-dev"
@@ -29,7 +30,7 @@ def estates() -> list[Path]:
 
 
 def labels(estate: Path) -> dict:
-    return yaml.safe_load((estate / "LABELS.yaml").read_text(encoding="utf-8"))
+    return read_yaml(estate / "LABELS.yaml")
 
 
 def settings(estate: Path) -> Path | None:

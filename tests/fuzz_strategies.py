@@ -21,6 +21,8 @@ from pathlib import Path
 import yaml
 from hypothesis import strategies as st
 
+from .yamldata import read_yaml
+
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
 RULE_CASES = ROOT / "tests" / "rules"
@@ -78,7 +80,7 @@ def corpus() -> Corpus:
     envs = [_read(p) for p in sorted((FIXTURES / "operator").glob("*.env"))]
 
     # Hand-labelled passages (compose headers, comments, note paragraphs): real wording.
-    snippets = yaml.safe_load(_read(FIXTURES / "claims" / "snippets.yaml"))
+    snippets = read_yaml(FIXTURES / "claims" / "snippets.yaml")
     for snippet in snippets:
         text = snippet["text"]
         if snippet["kind"] == "note":
@@ -91,7 +93,7 @@ def corpus() -> Corpus:
         Seed("incident", _estate_files(FIXTURES / "estates" / "incident")),
     ]
     for path in sorted(RULE_CASES.glob("*.yml")):
-        data = yaml.safe_load(_read(path))
+        data = read_yaml(path)
         for case in data["cases"]:
             files = dict(case["files"])
             estates.append(

@@ -9,7 +9,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-import yaml
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
@@ -25,6 +24,7 @@ from guards.sources.registry import parse
 
 from ..conftest import FIXTURES
 from ..examples import examples
+from ..yamldata import read_yaml
 from .test_claims_dev import DEV, dev_claims, place, snippets
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -85,7 +85,7 @@ def test_every_match_in_the_incident_fixture_is_a_candidate():
 
 def test_every_match_in_the_labelled_snippets_is_a_candidate(tmp_path):
     (tmp_path / "claims.yaml").write_bytes((INCIDENT / "claims.yaml").read_bytes())
-    for snippet in yaml.safe_load(SNIPPETS.read_text(encoding="utf-8")):
+    for snippet in read_yaml(SNIPPETS):
         place(tmp_path, snippet)
     config = Config(root=tmp_path, composes=("composes/**/*.yml",), notes=("learnings/**/*.md",))
     pairs, candidates, matched = check_complete(load_estate(config))

@@ -15,12 +15,13 @@ import textwrap
 from pathlib import Path
 
 import pytest
-import yaml
 
 from guards.rules import all_rules, find
 from guards.run.estate import load_estate
 from guards.run.suite import run
 from guards.sources.config import Config
+
+from ..yamldata import read_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 DEV = ROOT.parent / "shared" / "corpus" / "claims-dev"
@@ -30,7 +31,7 @@ pytestmark = pytest.mark.skipif(not DEV.is_dir(), reason="../shared/corpus/claim
 
 
 def snippets():
-    return yaml.safe_load((DEV / "snippets.yaml").read_text(encoding="utf-8"))
+    return read_yaml(DEV / "snippets.yaml")
 
 
 def place(estate: Path, snippet: dict) -> str:

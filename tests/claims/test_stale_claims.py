@@ -17,11 +17,12 @@ from guards.sources.registry import load
 
 from ..cli_helpers import run_guards
 from ..conftest import FIXTURES
+from ..yamldata import read_yaml
 
 INCIDENT = FIXTURES / "estates" / "incident"
 REGISTRY = load(INCIDENT / "claims.yaml", "claims.yaml")
 STALE = find(all_rules(), "stale-claim")
-SNIPPETS = yaml.safe_load((FIXTURES / "claims" / "snippets.yaml").read_text(encoding="utf-8"))
+SNIPPETS = read_yaml(FIXTURES / "claims" / "snippets.yaml")
 BODY = "services:\n  s:\n    image: vllm/vllm-openai:v0.27.1\n"
 
 

@@ -16,7 +16,6 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
@@ -27,6 +26,7 @@ from guards.sources.notes.notes import Note, parse_note
 
 from ..examples import examples
 from ..fuzz_strategies import corpus, note_texts
+from ..yamldata import read_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared"
@@ -99,7 +99,7 @@ def test_markdown_in_shared(path):
 
 @pytest.mark.skipif(not CLAIMS_DEV.is_file(), reason="claims-dev set not present")
 def test_claims_dev_passages():
-    snippets = yaml.safe_load(CLAIMS_DEV.read_text(encoding="utf-8"))
+    snippets = read_yaml(CLAIMS_DEV)
     passages = [s["text"] for s in snippets if s["kind"] == "note"]
     assert passages
     for text in passages:

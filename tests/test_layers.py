@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from .package_source import syntax
+
 PACKAGE = Path(__file__).parent.parent / "guards"
 # errors/findings <- sources <- facts, claims <- rules <- run <- report, write <- cli
 LAYERS = {
@@ -60,7 +62,7 @@ def edges(known: dict[str, Path]) -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {name: set() for name in known}
     for name, path in known.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        for node in _imports(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in _imports(syntax(path)):
             for target in _targets(node, package):
                 while target not in known and "." in target:
                     target = target.rpartition(".")[0]
@@ -134,7 +136,7 @@ def test_modules_and_functions_stay_short():
         text = path.read_text(encoding="utf-8")
         if text.count("\n") > MAX_MODULE_LINES:
             long.append(f"{name}: {text.count(chr(10))} lines")
-        for node in ast.walk(ast.parse(text)):
+        for node in ast.walk(syntax(path)):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 size = (node.end_lineno or node.lineno) - node.lineno + 1
                 if size > MAX_FUNCTION_LINES:

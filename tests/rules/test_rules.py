@@ -20,6 +20,7 @@ from guards.rules.options import load_options
 from guards.sources.config import Config
 
 from ..cli_helpers import run_guards
+from ..package_source import syntax
 from ..rule_cases import check
 
 RULES = all_rules()
@@ -53,7 +54,7 @@ def test_each_rule_has_one_summary_the_first_line_of_its_docstring():
 def test_no_rule_module_passes_a_summary_or_a_positional_argument():
     calls = []
     for path in sorted(Path(guards.rules.__file__).parent.glob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = syntax(path)
         calls += [
             (path.name, node)
             for node in ast.walk(tree)

@@ -1,6 +1,7 @@
 """The settings schema: shipped as printed, a valid JSON schema, accepting every config the
 loader accepts here and refusing the ones it refuses."""
 
+import functools
 import json
 import tomllib
 from pathlib import Path
@@ -22,7 +23,9 @@ ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / "guards" / "run" / "config.schema.json"
 
 
+@functools.cache
 def validator():
+    """The schema's validator, made once (the schema is derived from 36 option models)."""
     schema = config_schema()
     jsonschema.Draft7Validator.check_schema(schema)
     return jsonschema.Draft7Validator(schema, format_checker=jsonschema.FormatChecker())

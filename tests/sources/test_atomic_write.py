@@ -14,6 +14,8 @@ from guards.run import cache
 from guards.sources import edit
 from guards.sources.edit import replace_atomically
 
+from ..package_source import syntax
+
 PACKAGE = Path(edit.__file__).resolve().parents[1]
 RENAMES = {("os", "replace"), ("os", "rename"), ("tempfile", "mkstemp")}
 
@@ -92,7 +94,7 @@ def test_an_edited_file_keeps_its_mode_and_its_temporary_is_named_after_it(tmp_p
 def _renames(path: Path) -> list[str]:
     """The functions of ``path`` that rename a file into place or make a temporary one."""
     found = []
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(syntax(path)):
         if isinstance(node, ast.FunctionDef):
             calls = (c for c in ast.walk(node) if isinstance(c, ast.Call))
             attributes = (c.func for c in calls if isinstance(c.func, ast.Attribute))

@@ -22,6 +22,8 @@ from guards.sources.configfile import load_config
 from guards.sources.notes import notes
 from guards.sources.notes.notes import parse_note
 
+from ..package_source import syntax
+
 SOURCES = Path(compose.__file__).resolve().parent.parent
 
 # The entry points that take the name a text is known by: they attach it to errors (and a
@@ -168,7 +170,7 @@ def test_located_keeps_a_path_already_given():
 
 
 def _shown_takers(relative: str) -> set[str]:
-    tree = ast.parse((SOURCES / relative).read_text(encoding="utf-8"))
+    tree = syntax(SOURCES / relative)
     return {
         node.name
         for node in ast.walk(tree)

@@ -16,6 +16,7 @@ from guards.write.rewrite import STALE, rewrite
 
 from ..cli_helpers import STALE_COPY, WITHDRAWN_CLAIM, run_guards, tree_digest, write
 from ..conftest import FIXTURES
+from ..package_source import syntax
 from .test_fix import PROFILED
 
 PACKAGE = Path(__file__).resolve().parents[2] / "guards"
@@ -210,7 +211,7 @@ def callers(names: set[str]) -> set[tuple[str, str]]:
         module = path.relative_to(PACKAGE).as_posix()
         if module.startswith("sources/"):
             continue
-        for function in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for function in ast.walk(syntax(path)):
             if not isinstance(function, ast.FunctionDef):
                 continue
             for call in ast.walk(function):

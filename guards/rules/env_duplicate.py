@@ -48,10 +48,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..findings import Finding, Severity
-from ..sources import yamlsrc
 from ..sources.compose.compose import Compose
 from ..sources.compose.interpolate import NAME, closing_brace
-from ..sources.yamlsrc import MappingNode, Node, ScalarNode, SequenceNode
+from ..sources.compose.written import Scalar
 from .base import Context, Rule, written_end
 from .options import RuleOptions
 
@@ -72,22 +71,16 @@ class Reference:
 
 
 def check(compose: Compose, context: Context) -> list[Finding]:
-    root = yamlsrc.compose(compose.text)
-    return _duplicates(compose, root) + _defaults(compose, root)
+    return _duplicates(compose) + _defaults(compose)
 
 
-def _duplicates(compose: Compose, root: Node | None) -> list[Finding]:
-    """Two list entries of one ``environment:`` naming one variable with different values."""
-    findings, seen = [], set()
-    for service, _, node in yamlsrc.items(yamlsrc.get(root, "services")):
-        env = yamlsrc.get(node, "environment")
-        if not isinstance(env, SequenceNode) or id(env) in seen:
-            continue  # an anchored list shared by several services is read once
-        seen.add(id(env))
-        first: dict[str, ScalarNode] = {}
-        for item in env.value:
-            if not isinstance(item, ScalarNode):
-                continue
+def _duplicates(compose: Compose) -> list[Finding]:
+    """Two list entries of one ``environment:`` naming one variable with different values (an
+    anchored list shared by several services is read once)."""
+    findings = []
+    for service, items in compose.written.environments:
+        first: dict[str, Scalar] = {}
+        for item in items:
             name = item.value.partition("=")[0].strip()
             earlier = first.setdefault(name, item)
             if earlier is not item and earlier.value.strip() != item.value.strip():
@@ -96,27 +89,27 @@ def _duplicates(compose: Compose, root: Node | None) -> list[Finding]:
 
 
 def _duplicate(
-    compose: Compose, service: str, name: str, earlier: ScalarNode, later: ScalarNode
+    compose: Compose, service: str, name: str, earlier: Scalar, later: Scalar
 ) -> Finding:
     return RULE.at(
         compose.path,
-        yamlsrc.line_of(later),
-        yamlsrc.column_of(later),
+        later.line,
+        later.column,
         f"`{name}` is set twice in the environment of `{service}`: `{later.value.strip()}` "
-        f"here wins over `{earlier.value.strip()}` (line {yamlsrc.line_of(earlier)}), "
+        f"here wins over `{earlier.value.strip()}` (line {earlier.line}), "
         "which Compose ignores",
         hint="delete the line that does not hold the value you mean",
         knob=name,
-        end_column=yamlsrc.end_column_of(later),
+        end_column=later.end_column,
     )
 
 
-def _defaults(compose: Compose, root: Node | None) -> list[Finding]:
+def _defaults(compose: Compose) -> list[Finding]:
     """Each default of a variable after its first, when it differs from the first."""
     first: dict[str, Reference] = {}
     reported: set[tuple[str, str | None]] = set()
     findings = []
-    for ref in references(root, compose.lines):
+    for ref in references(compose.written.interpolating, compose.lines):
         if not ref.compared:
             continue
         earlier = first.setdefault(ref.name, ref)
@@ -144,36 +137,16 @@ def _gives(ref: Reference) -> str:
     return f"defaults {ref.name} to {ref.default}"
 
 
-def references(root: Node | None, lines: list[str]) -> Iterator[Reference]:
-    """Every variable the compose interpolates, in the order written: values only (keys are
-    not interpolated), each node once however many aliases name it."""
-    for node in _values(root):
-        if "$" not in node.value:
-            continue
-        start, end = node.start_mark.line, node.end_mark.line
-        at = (start, 0)
+def references(values: tuple[Scalar, ...], lines: list[str]) -> Iterator[Reference]:
+    """Every variable the compose interpolates, in the order written (``values``: its scalar
+    values that hold a ``$``, each node once however many aliases name it)."""
+    for node in values:
+        at = (node.row, 0)
         for name, written, default, compared, first, last in scan(node.value):
-            line, column = _place(lines, written, end, at)
+            line, column = _place(lines, written, node.end_row, at)
             at = (line - 1, column)
             alone = compared and _alone(node.value, first, last)
             yield Reference(name, written, default, alone, line, column)
-
-
-def _values(root: Node | None) -> Iterator[ScalarNode]:
-    stack, seen = [root] if root is not None else [], set()
-    ordered: list[ScalarNode] = []
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, ScalarNode):
-            ordered.append(node)
-        elif isinstance(node, MappingNode):
-            stack.extend(value for _, value in reversed(node.value))
-        elif isinstance(node, SequenceNode):
-            stack.extend(reversed(node.value))
-    return iter(sorted(ordered, key=lambda n: (n.start_mark.line, n.start_mark.column)))
 
 
 def scan(text: str) -> Iterator[tuple[str, str, str | None, bool, int, int]]:

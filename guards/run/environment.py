@@ -24,6 +24,7 @@ from pathlib import Path
 from ..errors import GuardsError, located
 from ..sources import reads, yamlsrc
 from ..sources.compose.interpolate import TemplateError, interpolate
+from ..sources.compose.written import Written
 from ..sources.config import Config
 from ..sources.envfile import EnvFile, parse_env
 from ..sources.paths import check_path, inside, is_inside
@@ -94,17 +95,18 @@ class Environments:
         shipped = Consulted(project.values) if self.overlay is not None else run
         return ComposeEnv(self.config, path, shown, project, run, shipped, self.overlay)
 
-    def uses(self, composes: list[tuple[str, str, Mapping[str, str]]]) -> dict[str, EnvUse]:
-        """Which env files each compose (shown path, text, interpolation env) reads, for the
-        rules that judge env files (D010); a folder whose env files are bad reads none."""
+    def uses(self, composes: list[tuple[str, Written, Mapping[str, str]]]) -> dict[str, EnvUse]:
+        """Which env files each compose (shown path, what its YAML says as written, its
+        interpolation env) reads, for the rules that judge env files (D010); a folder whose env
+        files are bad reads none."""
         used = {}
-        for shown, text, env in composes:
+        for shown, written, env in composes:
             try:
                 project = self._project((self.config.root / shown).parent).files
             except GuardsError:
                 project = ()
             folder = posixpath.dirname(shown)
-            named = tuple(_env_file_names(text, env))
+            named = tuple(_env_file_names(written, env))
             container = tuple(posixpath.normpath(posixpath.join(folder, n)) for n in named)
             sources = tuple(f.source for f in project)
             loaded = tuple(self._found(folder, n) for n in named)
@@ -244,22 +246,16 @@ class EnvVariables:
         return cls(shown, dict(parsed.lines), tuple(named), EXPORT.search(text) is not None)
 
 
-def _env_file_names(text: str, env: Mapping[str, str]) -> Iterator[str]:
+def _env_file_names(written: Written, env: Mapping[str, str]) -> Iterator[str]:
     """Each ``env_file:`` entry of the compose's services (a name, a list, ``{path}`` items),
-    interpolated; one Compose would refuse is left out (the parser reports it)."""
-    root = yamlsrc.compose(text)
-    for _, _, service in yamlsrc.items(yamlsrc.get(root, "services")):
-        node = yamlsrc.get(service, "env_file")
-        items = node.value if isinstance(node, yamlsrc.SequenceNode) else [node]
-        for item in items:
-            path = yamlsrc.get(item, "path") if isinstance(item, yamlsrc.MappingNode) else item
-            if isinstance(path, yamlsrc.ScalarNode) and not path.tag.endswith("null"):
-                try:
-                    name = interpolate(path.value, env).text.strip()
-                except TemplateError:
-                    continue
-                if name and not posixpath.isabs(name):
-                    yield name
+    interpolated; one that cannot be interpolated, or names an absolute path, is left out."""
+    for entry in written.env_files:
+        try:
+            name = interpolate(entry, env).text.strip()
+        except TemplateError:
+            continue
+        if name and not posixpath.isabs(name):
+            yield name
 
 
 def _named_files(setting: tuple[str, ...] | Mapping[str, tuple[str, ...]]) -> dict[str, str | None]:

@@ -150,7 +150,7 @@ def _load(
         _stack(config, environments, header, estate, stack)
     for stack in planned.alternatives:
         _stack(config, environments, header, estate, stack, alternative=True)
-    estate.env_use = environments.uses([(c.path, c.text, c.env) for c in estate.composes])
+    estate.env_use = environments.uses([(c.path, c.written, c.env) for c in estate.composes])
     _modelfiles(config, found.modelfiles, estate)
     estate.remarks = list(said)
     return estate

@@ -32,6 +32,7 @@ from .comments import (
 )
 from .header import PROFILE, Convention, Header, parse_header
 from .services import EnvFileReader, Service, parse_service
+from .written import Written, read_written
 from .xguards import ComposeData, compose_data
 
 FRAGMENT_LACKS = ("image", "build", "extends")
@@ -63,6 +64,7 @@ class Compose:
     others: dict[str, list[str]] = field(default_factory=dict)  # their lines, and extends'
     merged_into: str | None = None  # a fragment: the base whose stack checks its services
     fragment: bool = False  # no service of its own sets `image`, `build` or `extends`
+    written: Written = field(default_factory=Written)  # its own YAML's env files and `$` values
 
     @property
     def text(self) -> str:
@@ -144,6 +146,7 @@ def _parse(
 ) -> Compose:
     lines = text.split("\n")
     root = _root(text)
+    written = read_written(root)  # before anything merges onto it: the file as written
     stack = stack or _Stack({})
     merged = stack.merged(root)
     reader = stack.read if stack.other_file is not None else None
@@ -184,6 +187,7 @@ def _parse(
         stack=tuple(stack.overlays),
         others=stack.others,
         fragment=_fragment(root),
+        written=written,
     )
 
 

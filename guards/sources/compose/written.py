@@ -1,0 +1,100 @@
+"""What a compose's own YAML says as written, beside its merged services: each service's
+``env_file:`` entries and list-form ``environment:`` items, and every scalar value that
+interpolates (holds a ``$``).
+
+Read from the node tree the parser composes (:func:`read_written`), once per compose. The
+readers that need it (which env files a compose loads, D009's duplicates and defaults) once
+composed the text again each; the tree itself is not kept (it takes many times the text), only
+these scalars. The compose's own file only: what its overlays and ``extends`` bases say is
+their own."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import yamlsrc
+from ..yamlsrc import MappingNode, Node, ScalarNode, SequenceNode
+
+
+@dataclass(frozen=True, slots=True)
+class Scalar:
+    """A scalar value as written: its text, and where the YAML reader places it (rows 0-based
+    as its marks are, columns 1-based as findings are)."""
+
+    value: str
+    row: int
+    end_row: int
+    column: int
+    end_column: int  # just after it on its line; 0 for a value that runs onto later lines
+
+    @property
+    def line(self) -> int:
+        return self.row + 1
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    # each `env_file:` entry of the services (a name, a list item, a `{path}` item), as written
+    env_files: tuple[str, ...] = ()
+    # (service, the items of its list-form `environment:`); a list anchored and shared by
+    # several services is the first one's; an alias repeated in one list is one Scalar
+    environments: tuple[tuple[str, tuple[Scalar, ...]], ...] = ()
+    # every scalar value (never a key) that holds a `$`, each node once, in written order
+    interpolating: tuple[Scalar, ...] = ()
+
+
+def read_written(root: Node | None) -> Written:
+    scalars: dict[int, Scalar] = {}  # by node: one Scalar however many aliases name it
+
+    def scalar(node: ScalarNode) -> Scalar:
+        found = scalars.get(id(node))
+        if found is None:
+            found = scalars[id(node)] = Scalar(
+                node.value,
+                node.start_mark.line,
+                node.end_mark.line,
+                yamlsrc.column_of(node),
+                yamlsrc.end_column_of(node),
+            )
+        return found
+
+    services = list(yamlsrc.items(yamlsrc.get(root, "services")))
+    env_files = tuple(path.value for _, _, service in services for path in _env_file_paths(service))
+    environments, seen = [], set()
+    for name, _, service in services:
+        env = yamlsrc.get(service, "environment")
+        if isinstance(env, SequenceNode) and id(env) not in seen:
+            seen.add(id(env))
+            items = tuple(scalar(i) for i in env.value if isinstance(i, ScalarNode))
+            environments.append((name, items))
+    dollars = sorted(
+        (node for node in _values(root) if "$" in node.value),
+        key=lambda n: (n.start_mark.line, n.start_mark.column),
+    )
+    interpolating = tuple(scalar(node) for node in dollars)
+    return Written(env_files, tuple(environments), interpolating)
+
+
+def _env_file_paths(service: Node) -> list[ScalarNode]:
+    node = yamlsrc.get(service, "env_file")
+    items = node.value if isinstance(node, SequenceNode) else [node]
+    paths = [yamlsrc.get(i, "path") if isinstance(i, MappingNode) else i for i in items]
+    return [p for p in paths if isinstance(p, ScalarNode) and not p.tag.endswith("null")]
+
+
+def _values(root: Node | None) -> list[ScalarNode]:
+    """Every scalar value (keys are not interpolated), each node once."""
+    stack, seen = [root] if root is not None else [], set()
+    ordered: list[ScalarNode] = []
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, ScalarNode):
+            ordered.append(node)
+        elif isinstance(node, MappingNode):
+            stack.extend(value for _, value in reversed(node.value))
+        elif isinstance(node, SequenceNode):
+            stack.extend(reversed(node.value))
+    return ordered

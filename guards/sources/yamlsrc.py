@@ -239,6 +239,23 @@ def _expanded(root: Node, distinct: int) -> int:
     return sizes[id(root)]
 
 
+def scalars(root: Node | None, keys: bool = True) -> Iterator[ScalarNode]:
+    """Every scalar node under ``root``, each once however many aliases name it; with
+    ``keys=False`` the values of mappings only (what Compose interpolates). In no set order."""
+    stack, seen = [root] if root is not None else [], set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, ScalarNode):
+            yield node
+        elif isinstance(node, MappingNode):
+            stack.extend(part for pair in node.value for part in (pair if keys else pair[1:]))
+        elif isinstance(node, SequenceNode):
+            stack.extend(node.value)
+
+
 def _children(node: Node) -> list[Node]:
     if isinstance(node, MappingNode):
         return [part for pair in node.value for part in pair]

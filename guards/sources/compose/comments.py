@@ -10,9 +10,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .. import yamlsrc
 from ..edit import line_starts
 from ..markers import Marker
-from ..yamlsrc import MappingNode, Node, ScalarNode, SequenceNode
+from ..yamlsrc import Node
 from .header import Header, HeaderLine, sections_of
 from .services import block_span
 
@@ -152,27 +153,15 @@ def _scalar_spans(root: Node) -> tuple[set[int], set[int]]:
     """Lines inside literal block scalars (scripts) and inside any multi-line scalar."""
     scripts: set[int] = set()
     inside: set[int] = set()
-    stack = [root]
-    seen: set[int] = set()
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, ScalarNode):
-            if node.style in ("|", ">"):
-                first, last = block_span(node)
-                span = range(first, last + 1)
-                inside.update(span)
-                if node.style == "|":
-                    scripts.update(span)
-            elif node.end_mark.line > node.start_mark.line:
-                inside.update(range(node.start_mark.line + 2, node.end_mark.line + 2))
-        elif isinstance(node, MappingNode):
-            for key, value in node.value:
-                stack.extend((key, value))
-        elif isinstance(node, SequenceNode):
-            stack.extend(node.value)
+    for node in yamlsrc.scalars(root):
+        if node.style in ("|", ">"):
+            first, last = block_span(node)
+            span = range(first, last + 1)
+            inside.update(span)
+            if node.style == "|":
+                scripts.update(span)
+        elif node.end_mark.line > node.start_mark.line:
+            inside.update(range(node.start_mark.line + 2, node.end_mark.line + 2))
     return scripts, inside
 
 

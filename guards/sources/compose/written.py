@@ -68,7 +68,7 @@ def read_written(root: Node | None) -> Written:
             items = tuple(scalar(i) for i in env.value if isinstance(i, ScalarNode))
             environments.append((name, items))
     dollars = sorted(
-        (node for node in _values(root) if "$" in node.value),
+        (node for node in yamlsrc.scalars(root, keys=False) if "$" in node.value),
         key=lambda n: (n.start_mark.line, n.start_mark.column),
     )
     interpolating = tuple(scalar(node) for node in dollars)
@@ -80,21 +80,3 @@ def _env_file_paths(service: Node) -> list[ScalarNode]:
     items = node.value if isinstance(node, SequenceNode) else [node]
     paths = [yamlsrc.get(i, "path") if isinstance(i, MappingNode) else i for i in items]
     return [p for p in paths if isinstance(p, ScalarNode) and not p.tag.endswith("null")]
-
-
-def _values(root: Node | None) -> list[ScalarNode]:
-    """Every scalar value (keys are not interpolated), each node once."""
-    stack, seen = [root] if root is not None else [], set()
-    ordered: list[ScalarNode] = []
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, ScalarNode):
-            ordered.append(node)
-        elif isinstance(node, MappingNode):
-            stack.extend(value for _, value in reversed(node.value))
-        elif isinstance(node, SequenceNode):
-            stack.extend(reversed(node.value))
-    return ordered

@@ -92,6 +92,7 @@ def test_over_tcp_an_editor_gets_the_same_diagnostics(incident):
     finally:
         server.kill()
         server.wait()
+        server.stderr.close()
     assert [(d.code, d.range.start.line) for d in published.diagnostics] == [("C001", 28)]
 
 

@@ -22,6 +22,7 @@ from .merge import Texts, file_of
 from .ports import Healthcheck, PortMapping, parse_health_and_ports
 from .script import EnvEntry, Script, ScriptLine
 from .words import shell_fields, written_words
+from .written import env_file_entries
 
 
 @dataclass
@@ -78,7 +79,7 @@ def parse_service(
     if not isinstance(node, MappingNode):
         raise GuardsError(f"service `{name}` is not a mapping", None, yamlsrc.line_of(node))
     line = yamlsrc.line_of(key)
-    from_files = _env_files(yamlsrc.get(node, "env_file"), env, env_files)
+    from_files = _env_files(node, env, env_files)
     environment = _environment(yamlsrc.get(node, "environment"), env, from_files)
     image = _image(yamlsrc.get(node, "image"), env)
     launch = _launch(node, texts, env, environment)
@@ -153,21 +154,19 @@ def _image(node: Node | None, env: Mapping[str, str]) -> Knob | None:
 
 
 def _env_files(
-    node: Node | None, env: Mapping[str, str], read: EnvFileReader | None
+    service: Node, env: Mapping[str, str], read: EnvFileReader | None
 ) -> dict[str, EnvEntry]:
     """What ``env_file:`` (a name, a list, or ``{path, required}`` items) puts in the container
     environment, later files winning; placed at the entry that names the file. Such files feed
     the container only, never interpolation."""
     entries: dict[str, EnvEntry] = {}
-    if read is None or node is None:
+    if read is None:
         return entries
-    for item in node.value if isinstance(node, SequenceNode) else [node]:
-        path, required = item, True
-        if isinstance(item, MappingNode):
-            path, flag = yamlsrc.get(item, "path"), yamlsrc.get(item, "required")
-            required = not (isinstance(flag, ScalarNode) and flag.value.lower() == "false")
-        file = _scalar_value(path, env).text.strip() if isinstance(path, ScalarNode) else ""
-        if not file or path.tag.endswith("null"):
+    for item, path in env_file_entries(service):
+        flag = yamlsrc.get(item, "required") if isinstance(item, MappingNode) else None
+        required = not (isinstance(flag, ScalarNode) and flag.value.lower() == "false")
+        file = _scalar_value(path, env).text.strip()
+        if not file:
             continue
         line = yamlsrc.line_of(item)
         # a service extended from another file keeps that file's relative paths (Compose)

@@ -59,7 +59,9 @@ def read_written(root: Node | None) -> Written:
         return found
 
     services = list(yamlsrc.items(yamlsrc.get(root, "services")))
-    env_files = tuple(path.value for _, _, service in services for path in _env_file_paths(service))
+    env_files = tuple(
+        path.value for _, _, service in services for _, path in env_file_entries(service)
+    )
     environments, seen = [], set()
     for name, _, service in services:
         env = yamlsrc.get(service, "environment")
@@ -75,8 +77,16 @@ def read_written(root: Node | None) -> Written:
     return Written(env_files, tuple(environments), interpolating)
 
 
-def _env_file_paths(service: Node) -> list[ScalarNode]:
+def env_file_entries(service: Node | None) -> list[tuple[Node, ScalarNode]]:
+    """(item, its path) for each entry of a service's ``env_file:`` that names a file: a name,
+    a list of names, ``{path, required}`` items; a null or a non-scalar path names none."""
     node = yamlsrc.get(service, "env_file")
-    items = node.value if isinstance(node, SequenceNode) else [node]
-    paths = [yamlsrc.get(i, "path") if isinstance(i, MappingNode) else i for i in items]
-    return [p for p in paths if isinstance(p, ScalarNode) and not p.tag.endswith("null")]
+    items: list[Node] = [] if node is None else [node]
+    if isinstance(node, SequenceNode):
+        items = node.value
+    entries = []
+    for item in items:
+        path = yamlsrc.get(item, "path") if isinstance(item, MappingNode) else item
+        if isinstance(path, ScalarNode) and not path.tag.endswith("null"):
+            entries.append((item, path))
+    return entries

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from guards.sources import yamlsrc
 from guards.sources.compose.compose import parse_compose
-from guards.sources.compose.written import Scalar, Written, read_written
+from guards.sources.compose.written import Scalar, Written, env_file_entries, read_written
 
 from ...cli_helpers import run_guards
 
@@ -92,3 +92,19 @@ def test_a_check_composes_each_compose_once(capsys, tmp_path, monkeypatch):
     assert all(composed.count(text) == 1 for text in texts), [
         p.name for p, t in zip(composes, texts, strict=True) if composed.count(t) != 1
     ]
+
+
+def test_env_file_entries_name_files_only():
+    text = (
+        "services:\n  a:\n    env_file: &self [*self, {path: [x]}, {path: ~}, 7, y.env]\n"
+        "  b: {env_file: {path: z.env, required: false}}\n  c: {}\n"
+    )
+    services = {
+        name: node
+        for name, _, node in yamlsrc.items(yamlsrc.get(yamlsrc.compose(text), "services"))
+    }
+    assert [p.value for _, p in env_file_entries(services["a"])] == ["7", "y.env"]
+    [(item, path)] = env_file_entries(services["b"])
+    assert (path.value, yamlsrc.line_of(item)) == ("z.env", 4)
+    assert env_file_entries(services["c"]) == []
+    assert written(text).env_files == ("7", "y.env", "z.env")

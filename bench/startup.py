@@ -1,7 +1,7 @@
 """Start-up: `guards check` of one compose in a fresh process, against a bare interpreter and
 against yamllint on the same file.
 
-    .venv/bin/python bench/startup.py [--file COMPOSE] [--repeat N] [--importtime [N]]
+    .venv/bin/python bench/startup.py [--file COMPOSE] [--repeat N] [--importtime [N]] [--tree DIR]
 
 Every command runs as a fresh process (output discarded); one round runs each command once,
 in turn, so machine noise hits all alike, and each ratio is the median of the ratios within
@@ -18,7 +18,12 @@ the rounds. The rows:
   cannot be written or read);
 - ``guards check --no-cache FILE``: the same run computed from scratch (when the option exists).
 
-The guards package is compiled to bytecode first, so no run pays for compiling it.
+``--tree DIR`` (another source tree: ``git archive REV | tar -x -C DIR``) adds the three
+``guards check`` rows for that tree, each run as ``python -m guards`` with the tree first on
+``PYTHONPATH``, and this tree's rows are run the same way, so both pay the same start-up.
+
+The guards package (of both trees) is compiled to bytecode first, so no run pays for compiling
+it.
 ``--importtime`` adds, for one ``guards check FILE`` run of each kind, the N top-level
 packages whose own import time (``python -X importtime``) is largest.
 """
@@ -47,17 +52,33 @@ def guards(*args: str) -> list[str]:
     return [str(script), *args] if script.exists() else [sys.executable, "-m", "guards", *args]
 
 
-def commands(file: str) -> dict[str, list[str]]:
+def commands(file: str, tree: Path | None) -> dict[str, list[str]]:
     rows = {"python -c pass (baseline)": [sys.executable, "-c", "pass"]}
     yamllint = BIN / "yamllint" if (BIN / "yamllint").exists() else shutil.which("yamllint")
     if yamllint:
         rows["yamllint -d relaxed FILE"] = [str(yamllint), "-d", "relaxed", file]
+    if tree is not None:  # both trees as `python -m guards`, each from its own folder
+        for name, folder in (("", ROOT), ("baseline: ", tree)):
+            rows[f"{name}guards check FILE"] = [*tree_guards(folder), "check", file]
+            rows[f"{name}guards check --no-cache FILE"] = [
+                *tree_guards(folder),
+                "check",
+                "--no-cache",
+                file,
+            ]
+        return rows
     rows["guards --version"] = guards("--version")
     rows['python -c "import guards.cli"'] = [sys.executable, "-c", "import guards.cli"]
     rows["guards check FILE"] = guards("check", file)
     if "--no-cache" in run(guards("check", "--help")).stdout:
         rows["guards check --no-cache FILE"] = guards("check", "--no-cache", file)
     return rows
+
+
+def tree_guards(tree: Path) -> list[str]:
+    """``python -m guards`` of the source tree ``tree``: ``env`` puts it on the path, and ``-P``
+    keeps the current folder (this checkout) off it."""
+    return ["env", f"PYTHONPATH={tree}", sys.executable, "-P", "-m", "guards"]
 
 
 def run(command: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
@@ -72,9 +93,10 @@ def timed(command: list[str], env: dict[str, str]) -> float:
 
 def importtime(command: list[str], env: dict[str, str], top: int) -> list[tuple[str, float]]:
     """The ``top`` top-level packages by their modules' own import time, in ms."""
-    if command[0] != sys.executable:
+    if sys.executable not in command:
         command = [sys.executable, *command]  # the console script is a Python file
-    found = run([command[0], "-X", "importtime", *command[1:]], env).stderr
+    at = command.index(sys.executable) + 1
+    found = run([*command[:at], "-X", "importtime", *command[at:]], env).stderr
     own: Counter[str] = Counter()
     for line in found.splitlines():
         match = re.match(r"import time:\s+(\d+) \|\s+\d+ \| *(\S+)", line)
@@ -90,9 +112,14 @@ def main() -> None:
     parser.add_argument("--file", default=FILE, help="The compose to check (relative to the root).")
     parser.add_argument("--repeat", type=int, default=21)
     parser.add_argument("--importtime", type=int, nargs="?", const=12, default=0, metavar="N")
+    parser.add_argument("--tree", type=Path, help="a baseline source tree of guards")
     args = parser.parse_args()
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "guards")], check=True)
-    rows = commands(args.file)
+    tree = args.tree.resolve() if args.tree else None
+    for folder in (ROOT, *([tree] if tree else [])):
+        subprocess.run(
+            [sys.executable, "-m", "compileall", "-q", str(folder / "guards")], check=True
+        )
+    rows = commands(args.file, tree)
     with tempfile.TemporaryDirectory(prefix="guards-startup-") as cache:
         env = {k: v for k, v in os.environ.items() if k != "GUARDS_NO_CACHE"}
         env["GUARDS_CACHE_DIR"] = cache
@@ -105,8 +132,9 @@ def main() -> None:
             for folder in Path(edited).glob("*/runs"):
                 shutil.rmtree(folder)
                 folder.write_text("no runs are kept here")
-            rows["guards check FILE, edited"] = rows["guards check FILE"]
-            envs["guards check FILE, edited"] = {**env, "GUARDS_CACHE_DIR": edited}
+            for kept in [name for name in rows if name.endswith("guards check FILE")]:
+                rows[f"{kept}, edited"] = rows[kept]
+                envs[f"{kept}, edited"] = {**env, "GUARDS_CACHE_DIR": edited}
         samples: dict[str, list[float]] = {name: [] for name in rows}
         for _ in range(args.repeat):
             for name, command in rows.items():
@@ -135,10 +163,11 @@ def report(samples: dict[str, list[float]], repeat: int) -> None:
         return f"{statistics.median(a / b for a, b in pairs):6.2f}x"
 
     print(f"median of {repeat} paired runs (fresh processes)")
-    print(f"  {'':<32} {'median':>9}  {'/ python':>8}  {'/ yamllint':>10}")
+    print(f"  {'':<40} {'median':>9}  {'/ python':>8}  {'/ yamllint':>10}  {'/ baseline':>10}")
     for name in names:
         median = statistics.median(samples[name]) * 1000
-        print(f"  {name:<32} {median:6.1f} ms  {ratio(name, base):>8}  {ratio(name, lint):>10}")
+        cells = [ratio(name, base), ratio(name, lint), ratio(name, f"baseline: {name}")]
+        print(f"  {name:<40} {median:6.1f} ms  {cells[0]:>8}  {cells[1]:>10}  {cells[2]:>10}")
 
 
 if __name__ == "__main__":

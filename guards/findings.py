@@ -6,7 +6,7 @@ import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from .errors import GuardsError
@@ -19,8 +19,7 @@ class Severity(StrEnum):
     INFO = "info"
 
 
-@dataclass(frozen=True)
-class Waiver:
+class Waiver(NamedTuple):
     """Why a finding is not reported: an inline suppression, a per-path ignore in the config,
     or an entry of the baseline."""
 
@@ -34,8 +33,7 @@ class Waiver:
         return f"{self.path}:{self.line}" if self.line else self.path
 
 
-@dataclass(frozen=True)
-class Replacement:
+class Replacement(NamedTuple):
     """Part of a fix: the text from ``line``:``column`` up to ``end_line``:``end_column``
     (1-based, in characters, the end not included) replaced with ``text``."""
 
@@ -46,8 +44,7 @@ class Replacement:
     text: str
 
 
-@dataclass(frozen=True)
-class Fix:
+class Fix(NamedTuple):
     """What ``guards check --fix`` does about a finding: said in ``message``, made of
     ``replacements`` in the text the finding was found in. Every fix guards offers is safe
     (it keeps what a person wrote and the YAML data); the others are left, with the edit."""
@@ -174,8 +171,7 @@ class CheckResult:
         return self.judged and not self.failed
 
 
-@dataclass(frozen=True)
-class Summary:
+class Summary(NamedTuple):
     passed: int
     failed: int
     files: int
@@ -187,8 +183,7 @@ class Summary:
     fixable: int = 0  # findings a fix exists for (``guards check --fix``)
 
 
-@dataclass(frozen=True)
-class Run:
+class Run(NamedTuple):
     """Everything a run produced: what reporters render and what decides the exit code."""
 
     results: tuple[CheckResult, ...]
@@ -242,7 +237,7 @@ class Run:
             found = tuple(replace(f, fix=fixes[f]) if f in fixes else f for f in result.findings)
             return replace(result, findings=found)
 
-        return replace(self, results=tuple(fixed(r) for r in self.results))
+        return self._replace(results=tuple(fixed(r) for r in self.results))
 
     @property
     def exit_code(self) -> int:

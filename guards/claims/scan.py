@@ -29,7 +29,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..sources.markers import COMMIT_REF, Marker, correction, covered_parts, strip_struck
 from ..sources.notes.notes import Note
@@ -58,8 +58,7 @@ UNIT_START = re.compile(r"^\s*(?:[-*•⤷→▸]|\d+[.)])\s|^\s?(?:⚠|⭐|❌|
 MIN_CORRECTIVE = 3  # distinctive replacement-only words that make a sentence a correction
 
 
-@dataclass(frozen=True)
-class Scope:
+class Scope(NamedTuple):
     """An enclosing retraction context: its marker and the text of its opening line."""
 
     marker: Marker
@@ -121,8 +120,7 @@ class Passage:
         return self.tokens.unit_sentences.get(unit, [])
 
 
-@dataclass(frozen=True)
-class Copy:
+class Copy(NamedTuple):
     """A stale copy of a claim: its first and last source line."""
 
     line: int
@@ -130,8 +128,7 @@ class Copy:
     phrase: bool
 
 
-@dataclass(frozen=True)
-class Place:
+class Place(NamedTuple):
     path: str
     line: int
     column: int
@@ -434,8 +431,7 @@ def _how(target: Compose | Note, citation: Citation) -> str:
 # -- triage: every passage ranked by similarity to a claim -------------------------------------
 
 
-@dataclass(frozen=True)
-class Candidate:
+class Candidate(NamedTuple):
     """A unit of the estate ranked against a claim, with why."""
 
     path: str

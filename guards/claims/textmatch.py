@@ -37,8 +37,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..sources.numbers import written_out
 from . import denial
@@ -145,8 +144,7 @@ def statements(texts: list[str]) -> list[tuple[str, ...]]:
     return [s for text in texts for part in SENTENCE.split(text) if (s := tuple(words(part)))]
 
 
-@dataclass(frozen=True)
-class Match:
+class Match(NamedTuple):
     """Where a passage repeats a claim: token span (inclusive) and how it matched."""
 
     start: int

@@ -8,11 +8,11 @@ from __future__ import annotations
 import functools
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import cached_property
 from itertools import accumulate, compress, repeat
 from operator import eq, not_, or_
 from sys import intern
+from typing import NamedTuple
 
 from .textmatch import (
     BREAKS,
@@ -28,8 +28,7 @@ from .textmatch import (
 TEXTS_KEPT = 1024  # the distinct passage texts whose words are kept for another passage
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(NamedTuple):
     word: str
     line: int
     unit: int  # index of the passage unit (sentence group, table row, list item) it sits in

@@ -21,8 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..sources.numbers import to_count
 
@@ -47,8 +46,7 @@ LABELS = {
 }
 
 
-@dataclass(frozen=True)
-class Accelerator:
+class Accelerator(NamedTuple):
     """What a service runs on. ``cards`` is ALL (every card of the kind), the ids, or empty
     (on no known card); ``named`` says the ids are written out, not a count; ``why`` is what
     says so, as written (``device_ids 0,1``, ``/dev/kfd``, ``--device cpu``)."""
@@ -114,8 +112,7 @@ def started_together(services: Sequence[Service], mode: str = "profiles") -> lis
     return [[s for s in services if not s.profiles or p in s.profiles] for p in profiles]
 
 
-@dataclass(frozen=True)
-class Shared:
+class Shared(NamedTuple):
     """Services that run together on at least one common card, and those cards (ALL: each
     of them takes every card)."""
 

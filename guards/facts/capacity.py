@@ -12,8 +12,8 @@ them into findings; evidence sets them beside the engine's preemptions.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..sources.compose.engines.kvtypes import same_kv
 from ..sources.compose.engines.vllm import kv_dtype
@@ -56,8 +56,7 @@ class Planning:
         )
 
 
-@dataclass(frozen=True)
-class Search:
+class Search(NamedTuple):
     """The pool a service gets, whether its comments quote any pool figure at all, and why
     each quoted figure is not this service's pool (when none is)."""
 
@@ -66,8 +65,7 @@ class Search:
     left_out: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class Capacity:
+class Capacity(NamedTuple):
     """A vLLM service's max-num-seqs and max-model-len against the pool it gets."""
 
     seqs: int
@@ -86,8 +84,7 @@ class Capacity:
         return self.search.pool.tokens // self.per_sequence if self.search.pool else 0
 
 
-@dataclass(frozen=True)
-class KvSize:
+class KvSize(NamedTuple):
     """KV bytes per token for the service's KV dtype, and how they split over its cards."""
 
     dtype: str | None
@@ -310,7 +307,7 @@ def _rescaled(pool: Pool, quoted: str, measured: Setting, now: Setting, sizes: S
     if not util_moved:
         count = rescaled_pool(pool.tokens, 0, 0, 0, old_size, new_size)
         note = f"rescaled from {steps[0]}: {old_size:,} → {new_size:,} B/token"
-        return replace(pool, tokens=count, note=note)
+        return pool._replace(tokens=count, note=note)
     assert sizes.gpu is not None
     old_card = per_card(old_size, tp, sizes.kv_heads)
     new_card = per_card(new_size, tp, sizes.kv_heads)
@@ -318,4 +315,4 @@ def _rescaled(pool: Pool, quoted: str, measured: Setting, now: Setting, sizes: S
     how = [f"{new_util - old_util:+g} × {sizes.gpu[1]}"]
     how += [f"{old_card:,.0f} → {new_card:,.0f}" if kv_moved else f"at {new_card:,.0f}"]
     note = f"rescaled from {' and from '.join(steps)}: {', '.join(how)} B/token/card"
-    return replace(pool, tokens=count, note=note)
+    return pool._replace(tokens=count, note=note)

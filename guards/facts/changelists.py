@@ -12,7 +12,7 @@ value written after the flag, when one is. Only a list that names at least one f
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 LEAD = re.compile(r"\b(?:same\s+as|as\s+in|as|like)\s+`?(?P<ref>[\w.…/-]*\w)`?", re.IGNORECASE)
 KINDS = {
@@ -33,8 +33,7 @@ VALUE = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(NamedTuple):
     """One flag of a change list: how it changes the sibling's, and where it is written."""
 
     kind: str  # plus | without | except
@@ -43,8 +42,7 @@ class Change:
     start: int  # where the flag is written in the text
 
 
-@dataclass(frozen=True)
-class ChangeList:
+class ChangeList(NamedTuple):
     ref: str  # the sibling as written
     start: int  # where the reference starts in the text
     changes: tuple[Change, ...]

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..sources.compose.interpolate import TemplateError, closing_brace, interpolate
 
@@ -22,8 +21,7 @@ if TYPE_CHECKING:
 OPENING = re.compile(r"(\$?)\$\{([A-Za-z_][A-Za-z0-9_]*)(:?[-?+])?")
 
 
-@dataclass(frozen=True)
-class Site:
+class Site(NamedTuple):
     value: str  # what the variable comes to when the operator does not set it
     line: int
     text: str  # the expression as written

@@ -30,8 +30,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..sources.compose.engines import VLLM
 from ..sources.compose.engines.kvtypes import KV_ALIASES, KV_NAMES, canonical_kv, same_kv
@@ -129,16 +128,14 @@ BULLET = lazy(r"\s*+(?:[-*•·]\s|[0-9]{1,2}[.)]\s|[⚠⭐❌✅🧪‼])")
 RULE = lazy(r"\s*+(?:[-=#~]{3,}\s*+)?$")
 
 
-@dataclass(frozen=True)
-class Qualifier:
+class Qualifier(NamedTuple):
     kind: str  # "tp" | "gpus" | "util" | "context" | "kv" | "source"
     value: float | str  # a count, a fraction, tokens, or a canonical KV dtype
     text: str  # as written
     approximate: bool = False  # a context written with K or M: K may mean 1000 or 1024
 
 
-@dataclass(frozen=True)
-class Figure:
+class Figure(NamedTuple):
     kind: str  # "pool" (tokens) | "concurrency" (× a context)
     value: float  # tokens, or the concurrency factor
     unit: float  # the precision it was written with: 1 (212,977), 1000 (310K), 0.01 (2.03×)
@@ -154,8 +151,7 @@ class Figure:
         return next((q for q in self.qualifiers if q.kind == kind), None)
 
 
-@dataclass(frozen=True)
-class Setting:
+class Setting(NamedTuple):
     """What a KV pool depends on, as a service runs it; None where it is not known."""
 
     tp: int | None = None
@@ -192,8 +188,7 @@ def find_figures(
     return found
 
 
-@dataclass(frozen=True)
-class CommentFigures:
+class CommentFigures(NamedTuple):
     """A compose's figures, its header's and its other comments', each in text order."""
 
     header: tuple[Figure, ...]
@@ -293,7 +288,7 @@ def _in_sentence(
         last_line, last = _where(starts, offset + at + max(figure.width, 1) - 1)
         end = last + 1 if figure.width and last_line == line else 0
         figures.append(
-            replace(figure, line=line, column=column, qualifiers=tuple(picked), end_column=end)
+            figure._replace(line=line, column=column, qualifiers=tuple(picked), end_column=end)
         )
     return figures
 
@@ -494,15 +489,15 @@ def measured_at(figure: Figure, shipped: Setting) -> Setting:
     stages = shipped.gpus // shipped.tp if shipped.gpus and shipped.tp else 1  # PP
     for q in figure.qualifiers:
         if q.kind == "tp":
-            measured = replace(measured, tp=int(q.value), gpus=int(q.value) * stages)
+            measured = measured._replace(tp=int(q.value), gpus=int(q.value) * stages)
         elif q.kind == "gpus":
-            measured = replace(measured, tp=max(1, int(q.value) // stages), gpus=int(q.value))
+            measured = measured._replace(tp=max(1, int(q.value) // stages), gpus=int(q.value))
         elif q.kind == "util":
-            measured = replace(measured, util=float(q.value))
+            measured = measured._replace(util=float(q.value))
         elif q.kind == "kv":
-            measured = replace(measured, kv=str(q.value))
+            measured = measured._replace(kv=str(q.value))
         elif not (shipped.context and same_context(q, shipped.context)):
-            measured = replace(measured, context=int(q.value))
+            measured = measured._replace(context=int(q.value))
     return measured
 
 

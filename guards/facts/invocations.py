@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from ..sources.compose.compose import Compose
 from ..sources.compose.engines import LLAMACPP, SGLANG, VLLM, Token
@@ -66,8 +66,7 @@ COMMAND_LINE = re.compile(r"^(?:\$\s+|#|(?:\./|/|~/)?[a-z0-9][\w.+/-]*(?:\s|$)|[
 SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 
 
-@dataclass(frozen=True)
-class Invocation:
+class Invocation(NamedTuple):
     """One command that starts an engine, as a note writes it."""
 
     engine: str
@@ -193,7 +192,7 @@ def _unfolded(command: list[Token]) -> list[Token]:
             for offset, text in _split(word.text):
                 at = word.column + 1 + offset
                 end = at + len(text) if 0 < at + len(text) <= word.end_column else 0
-                out.append(replace(word, text=text, raw=text, column=at, end_column=end))
+                out.append(word._replace(text=text, raw=text, column=at, end_column=end))
         else:
             out.append(word)
     return out
@@ -225,8 +224,7 @@ COMPOSE_VALUED = {"-f", "--file", "-p", "--project-name", "--env-file", "--proje
 ASSIGNMENT = re.compile(r"^[A-Za-z_]\w*=")
 
 
-@dataclass(frozen=True)
-class ComposeStart:
+class ComposeStart(NamedTuple):
     """A documented ``docker compose ... up``: the files it names and the profiles it enables
     (``--profile``, ``COMPOSE_PROFILES=``), where it is written."""
 

@@ -13,14 +13,13 @@ comment is read with these words, then compared with the knob the dialect produc
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 from ..sources.compose.engines import llamacpp, sglang, vllm
 
 
-@dataclass(frozen=True)
-class KnobWords:
+class KnobWords(NamedTuple):
     """One canonical knob and its spellings."""
 
     name: str

@@ -15,7 +15,7 @@ quote and what each was measured at are read in ``figures.py``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..sources.compose.engines.kvtypes import canonical_kv
 from ..sources.patterns import lazy
@@ -47,8 +47,7 @@ def per_card(total: float, tp: int, kv_heads: int | None) -> float:
     return total / min(tp, kv_heads) if kv_heads else total / tp
 
 
-@dataclass(frozen=True)
-class Pool:
+class Pool(NamedTuple):
     tokens: int
     source: str  # "measured" | "computed"
     line: int | None  # the comment line it was read from

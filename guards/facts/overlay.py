@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..errors import GuardsError
 from ..sources.compose.compose import Compose, parse_compose
@@ -25,8 +25,7 @@ from .subjects import Target
 REFERENCE = re.compile(r"\$\{?(?P<name>[A-Za-z_][A-Za-z0-9_]*)")
 
 
-@dataclass(frozen=True)
-class Doubled:
+class Doubled(NamedTuple):
     """A documented export under which a service's device request names a card twice."""
 
     export: Statement  # the export line of the variable that doubles the card

@@ -18,10 +18,9 @@ import difflib
 import hashlib
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import jinja2
 
@@ -55,8 +54,7 @@ class RegionError(GuardsError):
         self.region_line = region_line
 
 
-@dataclass(frozen=True)
-class Rendered:
+class Rendered(NamedTuple):
     """A region as it is and as its template renders it."""
 
     region: Region

@@ -8,8 +8,7 @@ its facts stop applying.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..sources.compose.engines import LLAMACPP, SGLANG, VLLM
 from ..sources.numbers import to_count
@@ -45,8 +44,7 @@ METHODS = {
 }
 
 
-@dataclass(frozen=True)
-class Fact:
+class Fact(NamedTuple):
     value: Any
     claim: Claim
 

@@ -12,15 +12,14 @@ a compose that cannot be read again, is left out.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..errors import GuardsError
 from ..sources.compose.compose import Compose, parse_compose
 from ..sources.compose.services import Service
 
 
-@dataclass(frozen=True)
-class Started:
+class Started(NamedTuple):
     """One service a command starts, with the card ids it reserves and where."""
 
     service: str

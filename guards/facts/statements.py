@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..sources.compose.engines import SGLANG, VLLM, Knob
 from ..sources.compose.engines.kvtypes import KV_ALIASES, KV_NAMES, same_kv
@@ -52,8 +52,7 @@ VISION = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class Stated:
+class Stated(NamedTuple):
     """A statement about a tier: where it is, and its text."""
 
     label: str  # how a message names it: "summary line", "comment"
@@ -63,8 +62,7 @@ class Stated:
     tier_table: bool = False  # a bare "262K" is a context here
 
 
-@dataclass(frozen=True)
-class Disagreement:
+class Disagreement(NamedTuple):
     said: re.Match[str]  # in ``Stated.text``
     actual: str  # what is true instead ("--max-model-len is 131072")
     knob: Knob | None
@@ -102,8 +100,7 @@ def search(
     return None
 
 
-@dataclass(frozen=True)
-class Said:
+class Said(NamedTuple):
     """What a tier statement's text says of one knob: the words that say it and the value
     they give (a count as written, a KV type, ``on``/``off``, a depth or ``off``)."""
 

@@ -18,6 +18,7 @@ import posixpath
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ..sources.compose.compose import Compose
 from ..sources.compose.services import Service
@@ -29,8 +30,7 @@ MIN_NAME = 4  # shorter loose names ("db", "app") are words of every sentence
 YAML = re.compile(r"\.ya?ml$")
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(NamedTuple):
     """One definition of a service: the compose that writes it and the service as parsed."""
 
     compose: Compose

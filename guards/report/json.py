@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 
 from ..findings import Finding, Fix, Run, finding_fields
 from . import Reporter
@@ -60,7 +59,7 @@ class JsonReporter(Reporter):
 
 
 def _finding(f: Finding) -> dict:
-    waiver = {"waiver": asdict(f.waiver)} if f.waiver else {}
+    waiver = {"waiver": f.waiver._asdict()} if f.waiver else {}
     return {**finding_fields(f), "fix": None if f.waiver else _fix(f.fix), **waiver}
 
 

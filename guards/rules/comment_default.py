@@ -37,7 +37,7 @@ Good:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..facts.defaults import Site, variable_defaults
 from ..findings import Finding, Severity
@@ -64,8 +64,7 @@ OFF = {"0", "false", "off", "no", ""}
 ENV_FILE = re.compile(r"^\s*env_file\s*:", re.MULTILINE)
 
 
-@dataclass(frozen=True)
-class Statement:
+class Statement(NamedTuple):
     subject: str  # a variable name or a knob name
     value: str
     column: int  # 0-based in the comment text

@@ -72,8 +72,8 @@ import functools
 import posixpath
 import re
 from collections import defaultdict
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from dataclasses import replace
+from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import unquote
 
 from ..findings import Finding, Severity
@@ -119,8 +119,7 @@ DOCKERFILE = re.compile(r"(?:^|[._-])(?:Dockerfile|Containerfile)(?:$|[._-])", r
 BUILD_FILE = re.compile(r"^\s*dockerfile\s*:\s*[\"']?(?P<path>[^\"'\s#]+)")
 
 
-@dataclass(frozen=True)
-class Candidate:
+class Candidate(NamedTuple):
     written: str  # as in the document
     line: int
     column: int
@@ -130,8 +129,7 @@ class Candidate:
     prefix: str = ""  # the ``$(tool home)/`` it is written under
 
 
-@dataclass(frozen=True)
-class Index:
+class Index(NamedTuple):
     """The tree as the rule looks things up in it, built once per listing."""
 
     entries: frozenset[str]

@@ -45,7 +45,7 @@ Good:
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..findings import Finding, Severity
 from ..sources.compose.compose import Compose
@@ -57,8 +57,7 @@ from .options import RuleOptions
 BARE = None  # the "default" of ``${N}``, ``$N`` and ``${N:-}``: unset gives ""
 
 
-@dataclass(frozen=True)
-class Reference:
+class Reference(NamedTuple):
     """One ``${NAME...}`` Compose interpolates: where, as written, and the default it gives
     (``BARE`` for none; ``compared`` False for ``:+``, ``:?`` and their kin)."""
 

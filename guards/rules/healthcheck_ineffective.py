@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..findings import Finding, Severity
 from ..sources.compose.compose import Compose, Service
@@ -83,8 +83,7 @@ class Unjudged(Exception):
     """What makes the test's exit status unknown here: a remark, never a finding."""
 
 
-@dataclass(frozen=True)
-class Blind:
+class Blind(NamedTuple):
     """A probe that succeeds whatever HTTP status the server answers."""
 
     message: str
@@ -96,16 +95,14 @@ MAYBE: frozenset[State] = frozenset({(OK, None), (FAIL, None)})
 ANY: frozenset[State] = MAYBE | {(EXIT_OK, None), (EXIT_FAIL, None)}
 
 
-@dataclass(frozen=True)
-class Step:
+class Step(NamedTuple):
     """One pipeline of a list, with the operator before it."""
 
     operator: str
     shown: str
 
 
-@dataclass(frozen=True)
-class Run:
+class Run(NamedTuple):
     """How a command, a pipeline or a list may end."""
 
     ends: frozenset[State]

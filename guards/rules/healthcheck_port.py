@@ -42,7 +42,7 @@ Good:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..findings import Finding, Severity
 from ..sources.compose.compose import Compose, Service
@@ -51,8 +51,7 @@ from ..sources.compose.ports import PortMapping, Probe, port_number
 from .base import Context, Rule, provenance
 
 
-@dataclass(frozen=True)
-class Server:
+class Server(NamedTuple):
     name: str  # how a message names it
     defaults: tuple[int, ...]  # the port it listens on when nothing sets one (by version)
     variable: str | None = None  # the environment variable that sets the port
@@ -68,8 +67,7 @@ SERVERS = {
 }
 
 
-@dataclass(frozen=True)
-class Listening:
+class Listening(NamedTuple):
     ports: tuple[int, ...]  # several: the default differs between versions
     where: str
 

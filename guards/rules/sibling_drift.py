@@ -65,7 +65,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..facts.changelists import Change, ChangeList, change_lists
 from ..facts.engines import load as engine_facts
@@ -94,8 +94,7 @@ DIALECTS = {  # an engine's flags -> knobs, and the flags that take a value
 }
 
 
-@dataclass(frozen=True)
-class Reference:
+class Reference(NamedTuple):
     ref: str  # as written
     start: int  # where it starts in the comment text
     end: int  # where the statement about it starts
@@ -216,8 +215,7 @@ def _at(
 # --- change lists: "same as X, plus --a, without --b, except --c 8" --------------------------
 
 
-@dataclass(frozen=True)
-class Place:
+class Place(NamedTuple):
     """Where a change list is written, and how a message names its writer and its compose."""
 
     path: str
@@ -227,8 +225,7 @@ class Place:
     name: str  # "this compose", or the compose the note's line describes
 
 
-@dataclass(frozen=True)
-class Setting:
+class Setting(NamedTuple):
     """What a service does with one flag: whether it sets it, to what, on which line."""
 
     set: bool

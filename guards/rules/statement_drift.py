@@ -66,7 +66,8 @@ Good:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
+from typing import NamedTuple
 
 from ..facts import accelerators, invocations, knobwords, overlay, started
 from ..facts.said import Statement, compose_statements, modelfile_statements, note_statements
@@ -93,8 +94,7 @@ GPU_SAYS = {
 }
 
 
-@dataclass(frozen=True)
-class Shipped:
+class Shipped(NamedTuple):
     """One value the estate ships for a statement's knob, and where."""
 
     value: str

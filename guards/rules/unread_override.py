@@ -78,8 +78,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..facts import said
 from ..facts.engines import PREFIXES
@@ -221,8 +220,7 @@ ASSIGNED = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=")
 MENTION = re.compile(r"(?<![\w./-])((?:[\w.-]+/)*[\w.-]*\.env)(?![\w/-])")
 
 
-@dataclass(frozen=True)
-class Wiring:
+class Wiring(NamedTuple):
     """How variables travel in the estate, built once per estate: the names some compose
     interpolates or some service's environment holds (``reached``), the files a container
     receives whole (``passed``), the files that feed interpolation and no ``env_file:`` loads

@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import GuardsError
 from ..findings import Run, Waiver
@@ -27,8 +26,7 @@ FIELDS = {"fingerprint": str, "rule": str, "path": str, "line": int, "message": 
 MAX_LINE = 10**9  # an entry's line is a line number, not a 4,000-digit integer
 
 
-@dataclass(frozen=True)
-class BaselineEntry:
+class BaselineEntry(NamedTuple):
     fingerprint: str
     rule: str
     path: str
@@ -147,4 +145,4 @@ def apply(run: Run, entries: list[BaselineEntry], shown: str, strict: bool = Fal
     results = tuple(result.waive(decide) for result in run.results)
     judged = [e for e in remaining.values() if e.rule in run.rules and e.path in run.checked]
     stale = tuple(sorted(judged, key=lambda e: (e.path, e.line, e.rule)))
-    return replace(run, results=results, baseline=shown, stale=stale, strict_baseline=strict)
+    return run._replace(results=results, baseline=shown, stale=stale, strict_baseline=strict)

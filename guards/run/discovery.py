@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from ..errors import GuardsError
 from ..sources.config import ALWAYS_EXCLUDED, TOOL_MADE, Config
@@ -20,8 +21,7 @@ YAML_SUFFIXES = (".yml", ".yaml")
 MAX_TREE = 100_000  # entries listed under the root; past it the listing is incomplete
 
 
-@dataclass(frozen=True)
-class Tree:
+class Tree(NamedTuple):
     """Every file and folder under the root, as shown paths (``/``-separated, from the root),
     for rules that judge paths documents name (D011). A folder listed but not looked into is
     ``closed``: a version-control folder, one the settings exclude, a link to a folder, one

@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from ..errors import GuardsError, located
 from ..sources import reads, yamlsrc
@@ -53,8 +54,7 @@ class Consulted(Mapping[str, str]):
         return len(self.held)
 
 
-@dataclass(frozen=True)
-class Project:
+class Project(NamedTuple):
     """The interpolation env of one compose folder: the files, in order, and their values."""
 
     files: tuple[EnvFile, ...] = ()
@@ -222,8 +222,7 @@ NAMED = re.compile(r"(?<![\w${])(?:export\s+)?([A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]
 EXPORT = re.compile(r"^[ \t]*export[ \t]+[A-Za-z_]\w*=", re.M)
 
 
-@dataclass(frozen=True)
-class EnvVariables:
+class EnvVariables(NamedTuple):
     """What one env file holds, as plain data for the rules that judge knobs (D010): each
     variable it sets with the line that sets it last, each ``NAME=value`` its comments name
     (a commented-out setting, an example in a sentence) with its line, and whether it is

@@ -14,7 +14,7 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import GuardsError, printable
 from ..sources.metrics import (
@@ -48,8 +48,7 @@ if TYPE_CHECKING:
 # -- figures ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Figures:
+class Figures(NamedTuple):
     """What one scrape (since start) or a pair (in between) says about one served model."""
 
     model: str

@@ -31,7 +31,7 @@ def operator_view(with_env: Run, shipped: Run, estate: Estate, env_name: str, on
         hint = _hint(finding, estate, env_name) or finding.hint
         return replace(finding, env=env_name, hint=hint)
 
-    return replace(with_env, results=tuple(_marked(r, mark) for r in with_env.results))
+    return with_env._replace(results=tuple(_marked(r, mark) for r in with_env.results))
 
 
 def _marked(result: CheckResult, mark) -> CheckResult:

@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from ..findings import Run
@@ -27,8 +26,7 @@ if TYPE_CHECKING:
 Finish = Callable[["Run", "Estate"], "Run"]
 
 
-@dataclass(frozen=True)
-class Baseline:
+class Baseline(NamedTuple):
     """``--baseline FILE``: its entries (read before the run, so a bad file stops it at once)."""
 
     shown: str
@@ -36,8 +34,7 @@ class Baseline:
     strict: bool = False  # --strict-baseline: entries that match nothing fail the run
 
 
-@dataclass(frozen=True)
-class Asked:
+class Asked(NamedTuple):
     """What a check is asked for, as plain values: the command line's options, or what the
     editor server knows (an estate's root and the files open in it)."""
 
@@ -59,8 +56,7 @@ class Asked:
     finish: Finish | None = None
 
 
-@dataclass(frozen=True)
-class Checked:
+class Checked(NamedTuple):
     """A check's run as reported, the estate it ran on (None when the run came from the
     cache) and the settings it went by."""
 
@@ -77,14 +73,14 @@ def check(asked: Asked) -> Checked:
     if asked.env_file is not None and done.estate is not None:
         from .operator import operator_view
 
-        shipped = run_once(replace(asked, env_file=None, cache=asked.cache_shipped)).run
+        shipped = run_once(asked._replace(env_file=None, cache=asked.cache_shipped)).run
         result = operator_view(result, shipped, done.estate, str(asked.env_file), asked.env_only)
     if asked.baseline is not None:
         from . import baseline
 
         given = asked.baseline
         result = baseline.apply(result, given.entries, given.shown, given.strict)
-    return replace(done, run=result)
+    return done._replace(run=result)
 
 
 def run_once(asked: Asked) -> Checked:

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import date
+from typing import NamedTuple
 
 from ..errors import GuardsError
 from ..findings import CheckResult, Finding, Run, Severity, with_fingerprints
@@ -66,8 +67,7 @@ def run(
     )
 
 
-@dataclass(frozen=True)
-class Common:
+class Common(NamedTuple):
     """What every check of a run shares."""
 
     estate: Estate

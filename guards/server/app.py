@@ -19,9 +19,8 @@ from __future__ import annotations
 import asyncio
 import logging
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -38,8 +37,7 @@ WATCHED = ("**/*.toml", "**/*.yaml", "**/*.yml", "**/*.j2", "**/.env", "**/*.env
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class Published:
+class Published(NamedTuple):
     """What was published for one document: the version and text checked, each diagnostic
     with its finding (None for an error), and the check (its estate, for fixes)."""
 

@@ -21,7 +21,7 @@ import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import GuardsError
 from . import yamlsrc
@@ -42,8 +42,7 @@ SUFFIXED = re.compile(r"\s*([0-9][0-9,]*(?:\.[0-9]+)?)\s*([kKmM])\s*")  # 32K, 1
 GLOB = re.compile(r"[*?\[]")
 
 
-@dataclass(frozen=True)
-class Layout:
+class Layout(NamedTuple):
     entries: str  # dotted key of the entries ("" for the whole file)
     compose_key: str  # the entry field holding the compose path
     fields: dict[str, str]  # catalog field (a dotted path in the entry) -> knob name or "status"
@@ -87,8 +86,7 @@ def matching(root: Path, pattern: str) -> list[str]:
     return sorted(p.relative_to(root).as_posix() for p in found)
 
 
-@dataclass(frozen=True)
-class Spot:
+class Spot(NamedTuple):
     """A value of a catalog and its line (a mapping member's: the line of its key)."""
 
     line: int

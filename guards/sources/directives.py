@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
 from datetime import date
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import GuardsError
 from .notes.notes import Note
@@ -35,8 +34,7 @@ LEADING = " \t-—–:;,"  # separators people put between the bracket and the r
 USAGE = "write `guards: ignore[RULE] reason`, optionally with `until=YYYY-MM-DD`"
 
 
-@dataclass(frozen=True)
-class Directive:
+class Directive(NamedTuple):
     """One ``guards:`` comment: the rules it names, its reason, its end date, and what is
     wrong with it (``problem``), if anything."""
 
@@ -55,8 +53,7 @@ class Directive:
         return self.until is not None and self.until < today
 
 
-@dataclass(frozen=True)
-class PathIgnore:
+class PathIgnore(NamedTuple):
     """One entry of ``per-path-ignores``: a glob, the rules it waives there, why, until when."""
 
     pattern: str
@@ -84,7 +81,7 @@ def directives(target: Compose | Note, known: RuleNames) -> list[Directive]:
         hit = mark.search(text)
         if hit is not None:
             directive = _directive(text[hit.end() :], (number, hit.start() + 1), markdown, known)
-            found.append(replace(directive, end_column=_end(text, hit.end(), markdown)))
+            found.append(directive._replace(end_column=_end(text, hit.end(), markdown)))
     return found
 
 

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from ..errors import GuardsError
 from . import files, reads
@@ -55,8 +56,7 @@ class Edit:
     new: str
 
 
-@dataclass(frozen=True)
-class Source:
+class Source(NamedTuple):
     path: Path
     shown: str  # the path as users see it, for messages
     raw: str  # the file as decoded, BOM removed, line endings as written

@@ -17,9 +17,8 @@ from __future__ import annotations
 import re
 from collections import ChainMap
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
+from typing import NamedTuple, cast
 
 from ..errors import GuardsError, located, printable
 from . import yamlsrc
@@ -32,8 +31,7 @@ COMMAND = re.compile(r"\$\(|`")  # command substitution: the value is what a pro
 ESCAPED = re.compile(r"\\(.)", re.DOTALL)
 
 
-@dataclass(frozen=True)
-class Skipped:
+class Skipped(NamedTuple):
     """A line the reader did not take, and why."""
 
     line: int

@@ -9,6 +9,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import NamedTuple
 
 from .patterns import lazy
 
@@ -129,8 +130,7 @@ def ref_end(line: str, column: int, claim_id: str) -> int:
     return column + len(ref) if line.startswith(ref, column - 1) else 0
 
 
-@dataclass(frozen=True)
-class Marker:
+class Marker(NamedTuple):
     kind: str  # "retracted" | "superseded" | "corrected"
     date: str | None
     claim_ids: tuple[str, ...]

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -47,8 +48,7 @@ PARSE_ERRORS = (ValueError, IndexError, KeyError, TypeError, OverflowError)
 MAX_LINE = 10_000
 
 
-@dataclass(frozen=True)
-class Sample:
+class Sample(NamedTuple):
     name: str
     labels: tuple[tuple[str, str], ...]
     value: float

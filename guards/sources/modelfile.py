@@ -13,14 +13,14 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 INSTRUCTION = re.compile(r"^\s*(?P<name>[A-Za-z]+)\b[ \t]*(?P<rest>.*)$")
 PARAMETER = re.compile(r"^(?P<key>[A-Za-z_][\w]*)[ \t]+(?P<value>\S.*?)\s*$")
 NAMES = ("Modelfile",)  # a file of exactly this name; or a name ending in ``.Modelfile``
 
 
-@dataclass(frozen=True)
-class Parameter:
+class Parameter(NamedTuple):
     key: str  # as written (``num_ctx``)
     value: str  # as written, surrounding quotes removed
     line: int

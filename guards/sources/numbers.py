@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 LIMIT = 1e15  # larger than any count of tokens, bytes or GPUs an estate states
 MAX_LENGTH = 40
@@ -46,8 +46,7 @@ def to_count(text: str | None, limit: int = int(LIMIT)) -> int | None:
     return int(value)
 
 
-@dataclass(frozen=True)
-class Count:
+class Count(NamedTuple):
     """A count as written: its value, the precision it was written with (1 for ``212,977``,
     1000 for ``310K``, 100,000 for ``0.8M``, 0.01 for ``2.03``) and whether a suffix scaled it
     (then a K may mean 1000 or 1024)."""

@@ -12,8 +12,8 @@ What differs in the final rendering is then exactly where the header disagreed w
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from ..facts.regions import PROFILE_LAYOUT, regenerate
 from ..sources import yamlsrc
@@ -37,8 +37,7 @@ FACTS = (
 NOTHING = "nothing to adopt"  # no profile block, or one already adopted: not reported
 
 
-@dataclass(frozen=True)
-class Adopted:
+class Adopted(NamedTuple):
     # Edits of the compose's text, whole lines at a time (so a write keeps every untouched
     # line's own ending): the block becomes a region and the rows move into x-guards.
     edits: list[Edit]

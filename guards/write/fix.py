@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..claims.textmatch import SHINGLE, normalise
 from ..errors import GuardsError
@@ -47,8 +47,7 @@ LIGHT_EDIT = 1  # words in a row inside a copy that its wording lacks and that s
 DECORATION = frozenset(" \t#-*•⤷→▸⚠⭐❌✅🧪‼\ufe0f")
 
 
-@dataclass(frozen=True)
-class Proposal:
+class Proposal(NamedTuple):
     """The edit ``fix`` leaves for a person: lines of the file as fixed, and what replaces them."""
 
     line: int  # the first line replaced, in the file as ``fix`` leaves it
@@ -73,8 +72,7 @@ class Fixed:
     proposals: dict[Finding, Proposal] = field(default_factory=dict)  # for copies left
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(NamedTuple):
     """A file with stale copies; ``compose`` is None for a note."""
 
     path: str

@@ -26,7 +26,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import GuardsError
@@ -85,8 +85,8 @@ def _ending(fix: Fix, newline: str) -> Fix:
     lines, as ``check --fix`` writes them)."""
     if newline == "\n":
         return fix
-    parts = tuple(replace(r, text=r.text.replace("\n", newline)) for r in fix.replacements)
-    return replace(fix, replacements=parts)
+    parts = tuple(r._replace(text=r.text.replace("\n", newline)) for r in fix.replacements)
+    return fix._replace(replacements=parts)
 
 
 def _copy_fix(estate: Estate, target: Compose | Note, finding: Finding) -> Fix | None:

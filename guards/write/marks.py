@@ -15,7 +15,7 @@ data (the data must read back equal). Anything else is left, with the exact edit
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..errors import GuardsError
 from ..sources import yamlsrc
@@ -28,8 +28,7 @@ from ..sources.registry import Claim, Registry
 FLOW_LIST = re.compile(r"^(?P<key>claims|retracts):[ \t]*\[(?P<items>[^\]\[#]*)\][ \t]*$")
 
 
-@dataclass(frozen=True)
-class Left:
+class Left(NamedTuple):
     """A citation not marked: where, why, and the edit a person can make."""
 
     line: int
@@ -39,8 +38,7 @@ class Left:
     edit: str  # "replace `OLD` with `NEW`", or the lines to write
 
 
-@dataclass(frozen=True)
-class Marked:
+class Marked(NamedTuple):
     edits: list[Edit]
     marked: list[Citation]
     left: list[Left]

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import nullcontext
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from ..errors import GuardsError
 from ..sources import edit
@@ -23,8 +22,7 @@ Mode = Literal["check", "diff", "write"]  # check and diff write nothing; only t
 STALE = "changed since it was checked; rerun guards fix"
 
 
-@dataclass(frozen=True)
-class Rewritten:
+class Rewritten(NamedTuple):
     """One file after :func:`rewrite`: as read, and as the edits render it."""
 
     source: Source

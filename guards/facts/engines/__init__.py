@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import NamedTuple
 
 from ...sources.compose.engines import LLAMACPP, SGLANG, VLLM
 
@@ -42,8 +42,7 @@ def distance(a: str, b: str) -> int:
     return row[-1]
 
 
-@dataclass(frozen=True)
-class Name:
+class Name(NamedTuple):
     """A flag or variable: the spans of releases (indices into ``versions``) that have it."""
 
     spans: tuple[tuple[int, int], ...]
@@ -86,8 +85,7 @@ class Names:
 Spans = tuple[tuple[int, int], ...]
 
 
-@dataclass(frozen=True)
-class Speculative:
+class Speculative(NamedTuple):
     """What vLLM's ``--speculative-config`` JSON takes, by release: ``checked``, the releases
     whose ``SpeculativeConfig`` refuses a method outside its ``methods``; ``count_required``,
     those that refuse a config with no ``num_speculative_tokens`` unless its method is one of
@@ -101,8 +99,7 @@ class Speculative:
     count_keys: Names
 
 
-@dataclass(frozen=True)
-class EngineFacts:
+class EngineFacts(NamedTuple):
     engine: str
     package: str
     versions: tuple[str, ...]  # oldest first

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from fnmatch import fnmatchcase
+from typing import NamedTuple
 
 from ...sources.compose.compose import Service
 from ...sources.compose.engines import LLAMACPP, SGLANG, VLLM, Token
@@ -33,8 +33,7 @@ SHELL_BREAKS = {"&&", "||", ";", "|", "&", ">", ">>", "<", "2>", "2>&1", "--"}
 LATEST = re.compile(r"^(latest|nightly|main|dev|server|full)?(-[a-z0-9]+)*$")
 
 
-@dataclass(frozen=True)
-class Running:
+class Running(NamedTuple):
     """The releases a service may run (a flag any of them has is accepted) and how that is
     known; ``exact``: the release is known, so a flag it lacks is a finding even where an
     older or newer release has it."""

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ...sources.compose.engines import VLLM, Token
 from ...sources.compose.script import Script
@@ -37,8 +37,7 @@ METHOD_TEXT = re.compile(r'"method"\s*:\s*"([^"]*)"')
 METHOD_RAW = re.compile(r"""method[\\"']*\s*:\s*\\*["']([^"'\\]*)""")  # as written
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(NamedTuple):
     """What is wrong with the value, at ``line``:``column``; ``certain`` False: a remark."""
 
     line: int

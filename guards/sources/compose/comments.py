@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .. import yamlsrc
 from ..edit import line_starts
@@ -21,8 +22,7 @@ REGION_OPEN = re.compile(r"^\s*>>>\s*guards:([\w.-]+)(?:\s+(\S(?:.*\S)?))?\s*$")
 REGION_CLOSE = re.compile(r"^\s*<<<\s*guards:([\w.-]+)(?:\s+\(checksum:\s*([0-9a-f]+)\))?\s*$")
 
 
-@dataclass(frozen=True)
-class Comment:
+class Comment(NamedTuple):
     line: int
     column: int
     text: str  # after the ``#``
@@ -104,8 +104,7 @@ def retraction_callouts(comments: list[Comment]) -> list[Callout]:
     ]
 
 
-@dataclass(frozen=True)
-class MarkerProblem:
+class MarkerProblem(NamedTuple):
     """A region marker that does not pair up: ``check`` reports it, ``regen`` stops at it."""
 
     line: int

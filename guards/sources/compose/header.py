@@ -17,7 +17,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 from .. import numbers
 from ..markers import Marker, retraction_marker
@@ -159,15 +159,13 @@ def convention(values: Mapping[str, Any] | None) -> Convention | None:
     return Convention(**given) if given.get("marker") else None
 
 
-@dataclass(frozen=True)
-class HeaderLine:
+class HeaderLine(NamedTuple):
     number: int  # 1-based line in the file
     text: str  # the line without its leading ``#``
     column: int  # 1-based column where ``text`` starts
 
 
-@dataclass(frozen=True)
-class HeaderField:
+class HeaderField(NamedTuple):
     key: str
     value: str  # key-line value and continuations, joined by "\n"
     line: int
@@ -208,8 +206,7 @@ class HeaderField:
         return None
 
 
-@dataclass(frozen=True)
-class HeaderSection:
+class HeaderSection(NamedTuple):
     title: str
     line: int
     end_line: int
@@ -217,8 +214,7 @@ class HeaderSection:
     retraction: Marker | None  # set when the section opens with a retraction marker
 
 
-@dataclass(frozen=True)
-class FlatLine:
+class FlatLine(NamedTuple):
     key: str
     value: str
     line: int
@@ -229,8 +225,7 @@ class FlatLine:
         return self.column + len(self.value)
 
 
-@dataclass(frozen=True)
-class Header:
+class Header(NamedTuple):
     line: int = 0  # first and last line of the comment block (0: none)
     end_line: int = 0
     profile_line: int | None = None  # the convention's marker line (``Profile (at-a-glance):``)

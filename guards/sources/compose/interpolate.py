@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 MAX_NESTING = 32  # `${A:-${B:-...}}` deeper than this is an error, not a recursion limit
@@ -30,14 +31,12 @@ class TemplateError(ValueError):
         self.offset = offset
 
 
-@dataclass(frozen=True)
-class Unresolved:
+class Unresolved(NamedTuple):
     variable: str
     reason: str
 
 
-@dataclass(frozen=True)
-class Value:
+class Value(NamedTuple):
     """The result of interpolating one template."""
 
     text: str

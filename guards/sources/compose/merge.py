@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import yaml
 
@@ -284,8 +285,7 @@ def _empty(node: Node) -> MappingNode:
     return MappingNode(MAP, [], node.start_mark, node.end_mark)
 
 
-@dataclass(frozen=True)
-class BaseElsewhere:
+class BaseElsewhere(NamedTuple):
     """An ``extends:`` naming a service of another file, or a name only interpolation gives:
     the service is read as written."""
 
@@ -303,8 +303,7 @@ class BaseElsewhere:
         )
 
 
-@dataclass(frozen=True)
-class _Extends:
+class _Extends(NamedTuple):
     base: str
     file: str | None
     line: int  # of the `extends:` key

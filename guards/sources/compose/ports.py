@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from ...errors import GuardsError
 from .. import yamlsrc
@@ -36,8 +36,7 @@ TRUE = {"true", "yes", "on"}
 MAX_TEMPLATE = 256  # characters of a port as written; a longer one is not read
 
 
-@dataclass(frozen=True)
-class Probe:
+class Probe(NamedTuple):
     """One local port the healthcheck connects to."""
 
     port: int | None  # None: not known (see ``note``)
@@ -55,8 +54,7 @@ class Probe:
         return self.column + len(self.raw)
 
 
-@dataclass(frozen=True)
-class Healthcheck:
+class Healthcheck(NamedTuple):
     line: int  # the `test:` value
     probes: tuple[Probe, ...]
     path: str | None = None  # the file it is written in, when not the compose's own
@@ -64,8 +62,7 @@ class Healthcheck:
     words: tuple[Token, ...] = ()  # the test's words after interpolation, the form left out
 
 
-@dataclass(frozen=True)
-class PortMapping:
+class PortMapping(NamedTuple):
     """One ``ports:`` entry: host ports (``published``) to container ports (``target``)."""
 
     shown: str  # how a message quotes it
@@ -101,8 +98,7 @@ def parse_health_and_ports(
     return health, _mappings(yamlsrc.get(node, "ports"), env)
 
 
-@dataclass(frozen=True)
-class _Context:
+class _Context(NamedTuple):
     texts: Texts
     env: Mapping[str, str]
     environment: Mapping[str, EnvEntry]
@@ -140,10 +136,10 @@ def _healthcheck(node: Node | None, context: _Context) -> Healthcheck | None:
         shell = kind == "CMD-SHELL"
     else:
         return None
-    probes = [probe for part in parts for probe in _probes(part, replace(context, shell=shell))]
+    probes = [probe for part in parts for probe in _probes(part, context._replace(shell=shell))]
     path = file_of(test)
     words = tuple(_word(part, context.env) for part in parts)
-    probes_at = tuple(replace(p, path=path) for p in probes)
+    probes_at = tuple(p._replace(path=path) for p in probes)
     return Healthcheck(yamlsrc.line_of(test), probes_at, path, shell, words)
 
 
@@ -157,9 +153,8 @@ def _word(node: ScalarNode, env: Mapping[str, str]) -> Token:
     try:
         value = interpolate(node.value, env)
     except TemplateError as exc:
-        return replace(word, unresolved=(Unresolved(node.value, str(exc)),))
-    return replace(
-        word,
+        return word._replace(unresolved=(Unresolved(node.value, str(exc)),))
+    return word._replace(
         text=value.text,
         variables=value.variables,
         from_env=value.from_env,
@@ -242,7 +237,7 @@ def _resolved(raw: str, line: int, column: int, context: _Context) -> Probe:
         raise GuardsError(f"interpolation: {exc}", None, line, column + exc.offset) from None
     probe = Probe(None, raw, line, column, value.from_env)
     if not value.resolved:
-        return replace(probe, note="; ".join(u.reason for u in value.unresolved))
+        return probe._replace(note="; ".join(u.reason for u in value.unresolved))
     if "$" in value.text:
         return _in_container(value.text, probe, context)
     return _checked(value.text, probe)
@@ -251,25 +246,25 @@ def _resolved(raw: str, line: int, column: int, context: _Context) -> Probe:
 def _in_container(text: str, probe: Probe, context: _Context) -> Probe:
     """A port the container's shell expands, from what ``environment:`` sets."""
     if not context.shell:
-        return replace(probe, note=f"`{text}` is not expanded: the CMD form runs no shell")
+        return probe._replace(note=f"`{text}` is not expanded: the CMD form runs no shell")
     container = {n: e.value for n, e in context.environment.items() if e.value is not None}
     try:
         value = interpolate(text, container, unescape=False)
     except TemplateError as exc:
-        return replace(probe, note=f"cannot evaluate `{text}`: {exc}")
+        return probe._replace(note=f"cannot evaluate `{text}`: {exc}")
     unset = [name for name in value.variables if name not in container]
     if unset:
-        return replace(probe, note=f"{', '.join(unset)} is not set under environment:")
+        return probe._replace(note=f"{', '.join(unset)} is not set under environment:")
     entries = [context.environment[name] for name in value.variables]
     sources = [s for e in entries if e.interpolated is not None for s in e.interpolated.from_env]
     set_by = ", ".join(f"${e.name} set at line {e.line}" for e in entries)
     from_env = tuple(dict.fromkeys(probe.from_env + tuple(sources)))
-    return _checked(value.text, replace(probe, from_env=from_env, set_by=set_by))
+    return _checked(value.text, probe._replace(from_env=from_env, set_by=set_by))
 
 
 def _checked(text: str, probe: Probe) -> Probe:
     port = port_number(text)
-    return replace(probe, port=port, note=None if port else f"`{text}` is not a port")
+    return probe._replace(port=port, note=None if port else f"`{text}` is not a port")
 
 
 def port_number(text: str | None) -> int | None:
@@ -286,7 +281,7 @@ def _mappings(node: Node | None, env: Mapping[str, str]) -> list[PortMapping]:
         if isinstance(item, ScalarNode):
             mapping = _short(item, env)
         if mapping is not None:
-            found.append(replace(mapping, path=file_of(item)))
+            found.append(mapping._replace(path=file_of(item)))
     return found
 
 

@@ -14,8 +14,8 @@ import json
 import re
 import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
 from functools import cached_property
+from typing import NamedTuple
 
 from .engines import Token
 from .interpolate import TemplateError, Unresolved, Value, interpolate
@@ -34,8 +34,7 @@ POSITIONAL = {"$@", "${@}", "$*", "${*}"}
 REFERENCE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 
 
-@dataclass(frozen=True)
-class ScriptLine:
+class ScriptLine(NamedTuple):
     number: int  # 1-based line in the compose file
     raw: str  # as written (``$$`` escapes intact), block indentation removed
     text: str  # after compose interpolation: what bash sees
@@ -48,8 +47,7 @@ class ScriptLine:
         return self.column + len(self.raw.rstrip()) if self.in_file else 0
 
 
-@dataclass(frozen=True)
-class Evaluated:
+class Evaluated(NamedTuple):
     """A bash variable's value at the point it is used, and where it was assigned."""
 
     name: str
@@ -61,8 +59,7 @@ class Evaluated:
     note: str | None = None
 
 
-@dataclass(frozen=True)
-class SpecConfig:
+class SpecConfig(NamedTuple):
     method: str | None  # "mtp", "dflash", ... or "draft_model" when only a model is named
     depth: str  # the num_speculative_tokens text: a number or ``$var``
     line: ScriptLine
@@ -231,8 +228,7 @@ class Script:
         )
         if not unresolved and "$" in value.text:  # $(...), $1, $#: known only at run time
             return _unresolved(word, word.text, f"bash expands `{word.text}` at run time")
-        return replace(
-            word,
+        return word._replace(
             text=value.text,
             variables=value.variables,
             from_env=_host_sources(value, self.env),
@@ -246,8 +242,7 @@ class Script:
             return _unresolved(word, name, found.note or f"${name} is not known")
         at = found.line
         assert at is not None  # assigned: evaluate found the line
-        return replace(
-            word,
+        return word._replace(
             text=found.value,
             raw=found.raw,
             line=at.number,
@@ -264,8 +259,7 @@ class Script:
         )
 
 
-@dataclass(frozen=True)
-class EnvEntry:
+class EnvEntry(NamedTuple):
     """One ``environment:`` entry: what reaches the container, and from where."""
 
     name: str
@@ -312,7 +306,7 @@ def shell_words(text: str) -> list[str] | None:
 
 
 def _unresolved(word: Token, name: str, note: str) -> Token:
-    return replace(word, text="", unresolved=(Unresolved(name, note),))
+    return word._replace(text="", unresolved=(Unresolved(name, note),))
 
 
 def _host_sources(value: Value, env: Mapping[str, EnvEntry]) -> tuple[str, ...]:

@@ -10,14 +10,13 @@ their own."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .. import yamlsrc
 from ..yamlsrc import MappingNode, Node, ScalarNode, SequenceNode
 
 
-@dataclass(frozen=True, slots=True)
-class Scalar:
+class Scalar(NamedTuple):
     """A scalar value as written: its text, and where the YAML reader places it (rows 0-based
     as its marks are, columns 1-based as findings are)."""
 
@@ -32,8 +31,7 @@ class Scalar:
         return self.row + 1
 
 
-@dataclass(frozen=True, slots=True)
-class Written:
+class Written(NamedTuple):
     # each `env_file:` entry of the services (a name, a list item, a `{path}` item), as written
     env_files: tuple[str, ...] = ()
     # (service, the items of its list-form `environment:`); a list anchored and shared by

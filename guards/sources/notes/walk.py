@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 from ..markers import (
     Citation,
@@ -27,24 +27,21 @@ _ALERT_TAG = re.compile(r"\s*\[![A-Za-z]+\]\s*$")
 _SPACES = re.compile(r"  +")
 
 
-@dataclass(frozen=True)
-class Section:
+class Section(NamedTuple):
     title: str
     level: int
     line: int
     end_line: int
 
 
-@dataclass(frozen=True)
-class RetractionContext:
+class RetractionContext(NamedTuple):
     kind: str  # "heading" | "callout" | "paragraph"
     marker: Marker
     line: int
     end_line: int
 
 
-@dataclass(frozen=True)
-class Block:
+class Block(NamedTuple):
     kind: str  # "heading" | "paragraph" | "code" | "table"
     text: str
     line: int
@@ -61,8 +58,7 @@ class Block:
         return self.retraction is None and not self.quoted
 
 
-@dataclass(frozen=True)
-class Walked:
+class Walked(NamedTuple):
     """What the walk found in a note's body."""
 
     sections: list[Section]
@@ -424,7 +420,7 @@ class Walker:
             while end > section.end_line and not self.lines[end - 1].strip():
                 end -= 1
             end = max(end, section.end_line)
-            closed.append(section if end == section.end_line else replace(section, end_line=end))
+            closed.append(section if end == section.end_line else section._replace(end_line=end))
         return closed
 
     def heading_contexts(self, sections: list[Section]) -> list[RetractionContext]:
@@ -435,7 +431,7 @@ class Walker:
 
 
 def _covered(block: Block, context: RetractionContext | None) -> Block:
-    return block if context is None else replace(block, retraction=context)
+    return block if context is None else block._replace(retraction=context)
 
 
 class _Innermost:

@@ -9,7 +9,8 @@ which engine a service runs).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ...numbers import to_number
 from ..interpolate import Unresolved
@@ -20,8 +21,7 @@ SGLANG = "sglang"
 UNKNOWN = "unknown"
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(NamedTuple):
     text: str  # value after interpolation
     raw: str  # as written in the file
     line: int
@@ -38,8 +38,8 @@ class Token:
         return self.text.startswith("-") and not _is_number(self.text)
 
     def with_text(self, text: str) -> Token:
-        """This word with another text: ``dataclasses.replace(self, text=text)``, built
-        directly (the reader makes one per shell word)."""
+        """This word with another text: ``self._replace(text=text)``, built directly (the
+        reader makes one per shell word)."""
         return Token(
             text,
             self.raw,
@@ -128,7 +128,7 @@ def first_knobs(
 def _value_part(token: Token, name: str, text: str) -> Token:
     """The ``value`` of a ``--flag=value`` token, placed at the value when it is written so."""
     shift = len(name) + 1 + token.quoted if token.raw.startswith(name + "=") else 0
-    return replace(token, text=text, column=token.column + shift, quoted=False)
+    return token._replace(text=text, column=token.column + shift, quoted=False)
 
 
 def knob_from(name: str, flag: Flag, source: str | None = None) -> Knob:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from . import LLAMACPP, SGLANG, UNKNOWN, VLLM
 
@@ -82,8 +82,7 @@ ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
 
 
-@dataclass(frozen=True)
-class ImageRef:
+class ImageRef(NamedTuple):
     """``[registry/]namespace/.../repository[:tag][@digest]``, lower case."""
 
     registry: str  # "" for Docker Hub
@@ -100,8 +99,7 @@ class ImageRef:
         return "/".join(self.path)
 
 
-@dataclass(frozen=True)
-class Launcher:
+class Launcher(NamedTuple):
     """An engine (or an idle command) found at the start of a command's words."""
 
     engine: str  # UNKNOWN for an idle command

@@ -194,6 +194,29 @@ def test_the_code_is_part_of_the_key():
     assert any(".dist-info" in part for part in parts)
 
 
+def test_the_code_files_are_every_code_file_of_a_tree_with_its_size_and_time(tmp_path):
+    (tmp_path / "run" / "__pycache__").mkdir(parents=True)
+    (tmp_path / "facts" / "templates").mkdir(parents=True)
+    for name, text in {
+        "__init__.py": "",
+        "run/cache.py": "x = 1\n",
+        "run/__pycache__/cache.cpython-311.pyc": "kept out",
+        "facts/templates/claim.j2": "{{ x }}",
+        "run/config.schema.json": "{}",
+        "notes.txt": "kept out",
+    }.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    os.utime(tmp_path / "run/cache.py", ns=(1, 2))
+    (tmp_path / "linked").symlink_to(tmp_path / "run")  # a link to a folder is not walked
+    assert sorted(cache.code_files(str(tmp_path))) == [
+        "__init__.py:0:" + str((tmp_path / "__init__.py").stat().st_mtime_ns),
+        "facts/templates/claim.j2:7:"
+        + str((tmp_path / "facts/templates/claim.j2").stat().st_mtime_ns),
+        "run/cache.py:6:2",
+        "run/config.schema.json:2:" + str((tmp_path / "run/config.schema.json").stat().st_mtime_ns),
+    ]
+
+
 def test_a_damaged_or_foreign_entry_is_a_miss(capsys, estate, tmp_path):
     cold = check(capsys, estate)
     marker = tmp_path / "marker"

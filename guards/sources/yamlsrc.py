@@ -19,6 +19,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ..errors import GuardsError, located
 from .nesting import MAX_DEPTH, TOO_DEEP
+from .patterns import lazy
 
 try:  # libyaml ships in PyYAML's wheels; the pure loader is the same grammar, only slower.
     from yaml import CSafeLoader as _Base
@@ -380,15 +381,16 @@ Value = str | list[str] | dt.date  # what the registry edits write after a key
 # without tab, the line breaks libyaml and PyYAML honour besides LF (NEL, U+2028, U+2029) and
 # the BOM, which some readers drop. Anything else is written as an escape.
 _KEPT = "\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff"
-_ESCAPED = re.compile(f'[^{_KEPT}]|["\\\\]')
-_TEXT = re.compile(f"[{_KEPT}]*")
-_SURROGATE = re.compile("[\ud800-\udfff]")
+# compiled when a value is first written (3 ms of every run's imports before)
+_ESCAPED = lazy(f'[^{_KEPT}]|["\\\\]')
+_TEXT = lazy(f"[{_KEPT}]*")
+_SURROGATE = lazy("[\ud800-\udfff]")
 _NAMED = {"\\": "\\\\", '"': '\\"', "\t": "\\t", "\n": "\\n", "\r": "\\r"}
 # Plain words some reader (YAML 1.1 or 1.2, libyaml, PyYAML, ruamel) takes for a bool or null.
 _TYPED_WORDS = {"y", "n", "yes", "no", "on", "off", "true", "false", "null", "~"}
 # A scalar some reader may take for a number or a timestamp: a number-like first character in
 # one word (``1e3``, ``0o17``, ``1_000``, ``1:20``, ``.inf``), or a date at the start.
-_NUMBER_LIKE = re.compile(r"[-+.\d]\S*|\d{4}-\d\d?-\d\d?(?:[Tt\s].*)?", re.DOTALL)
+_NUMBER_LIKE = lazy(r"[-+.\d]\S*|\d{4}-\d\d?-\d\d?(?:[Tt\s].*)?", re.DOTALL)
 
 
 def value_text(value: Value, indent: int) -> str:

@@ -27,6 +27,7 @@ WATCHED = (
     "markdown_it",
     "yaml",
     "guards.sources.compose.header",
+    "guards.sources.notes.body",  # the markdown readers
     "guards.rules",
     "guards.write.fixes",
     "multiprocessing",
@@ -88,7 +89,7 @@ def test_version_and_usage_errors_import_no_pydantic():
     assert imported("check", "--format", "xml", COMPOSE) == {"code": 2, "loaded": ["typer"]}
 
 
-def test_a_compose_without_regions_or_notes_needs_no_jinja2_or_markdown_it(tmp_path):
+def test_a_compose_without_regions_or_notes_needs_no_jinja2_or_markdown_reader(tmp_path):
     (tmp_path / "c.yml").write_text(
         "# Profile (at-a-glance):\n#   Status:    ✅ Production\n"
         "services:\n  vllm:\n    image: vllm/vllm-openai:v0.27.1\n"
@@ -98,7 +99,12 @@ def test_a_compose_without_regions_or_notes_needs_no_jinja2_or_markdown_it(tmp_p
     found = imported("check", "--no-cache", "c.yml", cwd=tmp_path)
     assert found["code"] == 1  # S003: the profile lacks required fields
     assert "jinja2" not in found["loaded"] and "markdown_it" not in found["loaded"]
+    assert "guards.sources.notes.body" not in found["loaded"]
     assert "yaml" in found["loaded"] and "guards.rules" in found["loaded"]
+    (tmp_path / "learnings").mkdir()
+    (tmp_path / "learnings" / "n.md").write_text("# A note\n\nNothing withdrawn here.\n")
+    note = imported("check", "--no-cache", "learnings/n.md", cwd=tmp_path)
+    assert note["code"] == 0 and "guards.sources.notes.body" in note["loaded"]
 
 
 def test_a_compose_with_a_generated_region_renders_it_with_jinja2():

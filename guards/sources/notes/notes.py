@@ -8,7 +8,6 @@ front matter included.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -17,17 +16,7 @@ from ...errors import GuardsError, located
 from .. import yamlsrc
 from ..edit import unify_breaks
 from ..markers import CLAIM_ID, Citation
-from . import mdfast, mdinline
-from .walk import (
-    Block,
-    RetractionContext,
-    Section,
-    Walked,
-    Walker,
-    inline_runs,
-    markdown_it_inline,
-    plain_run,
-)
+from .blocks import Block, RetractionContext, Section
 
 __all__ = ["Block", "Citation", "Note", "RetractionContext", "Section", "parse_note"]
 
@@ -66,6 +55,8 @@ def parse_note(text: str, shown: str, *, fast: bool = True) -> Note:
     lines = text.split("\n")
     with located(shown):
         front_matter, fm_citations, offset = _front_matter(lines)
+    from .body import walk_body  # the markdown readers: not imported by a run without notes
+
     found = walk_body(lines, offset, fast)
     return Note(
         shown,
@@ -76,44 +67,6 @@ def parse_note(text: str, shown: str, *, fast: bool = True) -> Note:
         found.contexts,
         fm_citations + found.citations,
     )
-
-
-def walk_body(lines: list[str], offset: int, fast: bool = True) -> Walked:
-    """The walk over the note's body (``lines`` from ``offset``): tokens from
-    :mod:`guards.sources.notes.mdfast` when it reads the body, else (or with ``fast`` off) from
-    markdown-it; the same either way."""
-    body = "\n".join(lines[offset:])
-    if fast:
-        try:
-            tokens = mdfast.block_tokens(body)
-        except mdfast.Fallback:
-            pass
-        else:
-            walker = Walker(lines, offset, _fast_inline)
-            walker.walk(tokens)
-            return walker.finish()
-    walker = Walker(lines, offset)
-    walker.walk(_parser().parse(body))
-    return walker.finish()
-
-
-def _fast_inline(content: str) -> Any:
-    """One inline run read by :mod:`guards.sources.notes.mdinline`, or by markdown-it when it is left."""
-    if not mdinline.has_markup(content):
-        return plain_run(content)
-    tokens = mdinline.inline_tokens(content)
-    if tokens is None:  # a construct only markdown-it reads: that run alone goes to it
-        return markdown_it_inline(_parser().parseInline(content)[0])
-    # Without "claim" in the source no piece of the run can hold a citation.
-    return inline_runs(*tokens, "claim" in content)
-
-
-@functools.lru_cache(maxsize=1)
-def _parser() -> Any:
-    # Imported here: a CLI run that parses no notes should not pay for markdown-it.
-    from markdown_it import MarkdownIt
-
-    return MarkdownIt("commonmark").enable(["strikethrough", "table"])
 
 
 # --- front matter ---------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 from ..markers import (
     Citation,
@@ -22,49 +22,10 @@ from ..markers import (
     retraction_marker,
     withdrawn_citation,
 )
+from .blocks import Block, RetractionContext, Section, Walked
 
 _ALERT_TAG = re.compile(r"\s*\[![A-Za-z]+\]\s*$")
 _SPACES = re.compile(r"  +")
-
-
-class Section(NamedTuple):
-    title: str
-    level: int
-    line: int
-    end_line: int
-
-
-class RetractionContext(NamedTuple):
-    kind: str  # "heading" | "callout" | "paragraph"
-    marker: Marker
-    line: int
-    end_line: int
-
-
-class Block(NamedTuple):
-    kind: str  # "heading" | "paragraph" | "code" | "table"
-    text: str
-    line: int
-    end_line: int
-    section: int  # index into the note's sections (-1: before the first heading)
-    quoted: bool  # inside a blockquote
-    struck: tuple[str, ...]  # struck-through fragments, set aside from ``text``
-    line_texts: tuple[tuple[int, str], ...]  # (source line, plain text) per line
-    retraction: RetractionContext | None = None  # the innermost context covering the block
-
-    @property
-    def current(self) -> bool:
-        """The block states what holds now: not inside a retraction, not a quotation."""
-        return self.retraction is None and not self.quoted
-
-
-class Walked(NamedTuple):
-    """What the walk found in a note's body."""
-
-    sections: list[Section]
-    blocks: list[Block]
-    contexts: list[RetractionContext]
-    citations: list[Citation]
 
 
 # --- inline text ----------------------------------------------------------------------------

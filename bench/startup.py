@@ -18,13 +18,13 @@ the rounds. The rows:
   cannot be written or read);
 - ``guards check --no-cache FILE``: the same run computed from scratch (when the option exists).
 
-``--tree DIR`` (another source tree: ``git archive REV | tar -x -C DIR``) adds the three
-``guards check`` rows for that tree, each run as ``python -m guards`` with the tree first on
-``PYTHONPATH``, and this tree's rows are run the same way, so both pay the same start-up.
+``--tree DIR`` (another source tree: ``git archive REV | tar -x -C DIR``) runs the three
+``guards check`` rows for both trees, each as ``python -m guards`` with its tree first on
+``PYTHONPATH`` (so both pay the same start-up), with a ratio to the other tree's row, and
+leaves out the ``--version`` and import rows.
 
 The guards package (of both trees) is compiled to bytecode first, so no run pays for compiling
-it.
-``--importtime`` adds, for one ``guards check FILE`` run of each kind, the N top-level
+it. ``--importtime`` adds, for one ``guards check FILE`` run of each kind, the N top-level
 packages whose own import time (``python -X importtime``) is largest.
 """
 

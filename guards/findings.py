@@ -130,8 +130,7 @@ def with_fingerprints(findings: list[Finding], lines: list[str] | None) -> list[
     return out
 
 
-@dataclass(frozen=True)
-class CheckResult:
+class CheckResult(NamedTuple):
     """One check: one rule applied to one target. It fails when it has an error finding;
     waived findings (suppressed or in the baseline) are kept apart and do not count. Without
     one, it passes unless the rule said it could not decide (``not_judged``): a check that
@@ -139,7 +138,7 @@ class CheckResult:
 
     rule: str
     target: str
-    findings: tuple[Finding, ...] = field(default_factory=tuple)
+    findings: tuple[Finding, ...] = ()
     remarks: tuple[str, ...] = ()  # what the rule could not check, for --verbose
     waived: tuple[Finding, ...] = ()
     not_judged: tuple[str, ...] = ()  # why the rule could not decide, when it could not
@@ -155,7 +154,7 @@ class CheckResult:
                 waived.append(replace(finding, waiver=waiver))
         if len(kept) == len(self.findings):
             return self
-        return replace(self, findings=tuple(kept), waived=tuple(waived))
+        return self._replace(findings=tuple(kept), waived=tuple(waived))
 
     @property
     def failed(self) -> bool:
@@ -235,7 +234,7 @@ class Run(NamedTuple):
             if not any(f in fixes for f in result.findings):
                 return result
             found = tuple(replace(f, fix=fixes[f]) if f in fixes else f for f in result.findings)
-            return replace(result, findings=found)
+            return result._replace(findings=found)
 
         return self._replace(results=tuple(fixed(r) for r in self.results))
 

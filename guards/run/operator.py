@@ -37,7 +37,7 @@ def operator_view(with_env: Run, shipped: Run, estate: Estate, env_name: str, on
 def _marked(result: CheckResult, mark) -> CheckResult:
     findings = tuple(f for f in map(mark, result.findings) if f is not None)
     waived = tuple(f for f in map(mark, result.waived) if f is not None)
-    return replace(result, findings=findings, waived=waived)
+    return result._replace(findings=findings, waived=waived)
 
 
 def _hint(finding: Finding, estate: Estate, env_name: str) -> str | None:

@@ -251,7 +251,7 @@ def _settled(
         for f in result.findings
         if _place(f) not in given
     )
-    return result if findings == result.findings else replace(result, findings=findings)
+    return result if findings == result.findings else result._replace(findings=findings)
 
 
 def _place(finding: Finding) -> tuple[str, str, int, int, str]:
@@ -259,8 +259,7 @@ def _place(finding: Finding) -> tuple[str, str, int, int, str]:
 
 
 def _joined(first: CheckResult, then: CheckResult) -> CheckResult:
-    return replace(
-        first,
+    return first._replace(
         findings=tuple(sorted(first.findings + then.findings, key=Finding.sort_key)),
         remarks=first.remarks + then.remarks,
         not_judged=first.not_judged + then.not_judged,

@@ -251,15 +251,15 @@ def scalars(root: Node | None, keys: bool = True) -> Iterator[ScalarNode]:
         seen.add(id(node))
         if isinstance(node, ScalarNode):
             yield node
-        elif isinstance(node, MappingNode):
-            stack.extend(part for pair in node.value for part in (pair if keys else pair[1:]))
-        elif isinstance(node, SequenceNode):
-            stack.extend(node.value)
+        else:
+            stack.extend(_children(node, keys))
 
 
-def _children(node: Node) -> list[Node]:
+def _children(node: Node, keys: bool = True) -> list[Node]:
+    """A collection's nodes: a mapping's keys and values (its values alone without ``keys``),
+    a sequence's items."""
     if isinstance(node, MappingNode):
-        return [part for pair in node.value for part in pair]
+        return [part for pair in node.value for part in (pair if keys else pair[1:])]
     if isinstance(node, SequenceNode):
         return list(node.value)
     return []

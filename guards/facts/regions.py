@@ -184,7 +184,7 @@ def context(
     main = next((s for s in services if s["engine"] != UNKNOWN), services[0] if services else {})
     return {
         "compose": {"path": compose.path, "services": services, **main},
-        "data": plain(compose.data.model_dump()),
+        "data": plain(vars(compose.data)),  # copied: the template gets its own lists
         "args": region.args.split(),
         "claim": sandbox.Function("claim", _claim_lookup(registry, where)),
         "layout": dict(PROFILE_LAYOUT),

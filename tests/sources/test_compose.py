@@ -241,6 +241,12 @@ def test_x_guards_is_the_compose_s_data_for_its_regions():
             5,
         ),
         ("  status: [a]\n", "`x-guards.status`: input should be a valid string", 2),
+        ("  model: 3\n  bogus: 1\n", "`x-guards.model`: input should be a valid string", 2),
+        ("  caveats: null\n", "`x-guards.caveats`: input should be a valid list", 2),
+        ("  fields: [a]\n", "`x-guards.fields`: input should be a valid dictionary", 2),
+        ("  fields:\n    a: 1\n", "`x-guards.fields.a`: input should be a valid string", 3),
+        ("  fields: {1: a}\n", "`x-guards.fields.1.[key]`: input should be a valid string", 2),
+        ("  notes: [a, [b]]\n", "`x-guards.notes.1`: input should be a valid string", 2),
     ],
 )
 def test_x_guards_unknown_keys_and_wrong_types_are_errors_at_their_line(data, message, line):

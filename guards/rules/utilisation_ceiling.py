@@ -50,6 +50,8 @@ Good:
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pydantic import Field
 
 from ..facts.invocations import Invocation, note_invocations
@@ -147,10 +149,8 @@ def _unnamed_model(
         ceiling = claim.facts.gpu_memory_utilization_max
         if claim.status != "active" or not claim.applies_to.model or ceiling is None:
             continue
-        anywhere = claim.applies_to.model_copy(update={"model": []})
-        if value > ceiling + 1e-9 and applies(
-            claim.model_copy(update={"applies_to": anywhere}), compose, service
-        ):
+        anywhere = replace(claim, applies_to=replace(claim.applies_to, model=[]))
+        if value > ceiling + 1e-9 and applies(anywhere, compose, service):
             context.not_judged(
                 RULE,
                 compose.path,

@@ -67,7 +67,7 @@ MAX_ENTRIES = 64
 MAX_BYTES = 512 * 1024 * 1024
 MAX_ENTRY = 256 * 1024 * 1024  # bytes of one kept run: a bigger file is not one of ours
 MAX_RARITIES = 16 * 1024 * 1024
-MAX_SETTINGS = 1024 * 1024  # bytes of kept settings
+MAX_KEPT = 16 * 1024 * 1024  # bytes of kept settings or claims
 PACKAGE = Path(__file__).resolve().parents[1]
 UNREADABLE = (ValueError, TypeError, RecursionError)  # JSON that is not a kept run or rarities
 
@@ -304,31 +304,32 @@ class Store:
             pass
 
 
-class KeptSettings:
-    """Validated settings in the store, by the text of their file (:class:`guards.sources.config.Kept`):
-    a kept run reads them without the settings model, and so without pydantic."""
+class Kept:
+    """What a file's text validated to, by that text (:class:`guards.sources.config.Kept`):
+    the settings (``kind`` "settings") and the claims registry ("registry"). A run whose
+    settings and registry are unchanged reads them without validating them again, and so
+    without pydantic; the reader builds its records from the data, checking each field."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, kind: str) -> None:
         self.store = store
+        self.kind = kind
 
     def _name(self, text: str) -> str:
-        return key_of([*self.store.environment, "settings", text])
+        return key_of([*self.store.environment, self.kind, text])
 
-    def get(self, text: str) -> dict | None:
-        from ..sources.configfile import from_kept
-
-        data = self.store._read(("settings",), self._name(text), MAX_SETTINGS)
+    def get(self, text: str) -> object:
+        data = self.store._read((self.kind,), self._name(text), MAX_KEPT)
         try:
-            return None if data is None else from_kept(json.loads(data))
+            return None if data is None else json.loads(data)
         except UNREADABLE:
             return None
 
-    def put(self, text: str, values: dict) -> None:
+    def put(self, text: str, values: object) -> None:
         try:
             data = json.dumps(values, separators=(",", ":")).encode()
         except (TypeError, ValueError):  # a TOML date or time: not kept, validated each run
             return
-        self.store._write(("settings",), self._name(text), data)
+        self.store._write((self.kind,), self._name(text), data)
 
 
 def _entry(data: bytes, key: str) -> Run | None:

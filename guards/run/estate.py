@@ -20,7 +20,7 @@ from ..errors import GuardsError
 from ..sources import reads, yamlsrc
 from ..sources.compose.compose import Compose, OtherFile, parse_compose
 from ..sources.compose.header import Convention, convention
-from ..sources.config import Config
+from ..sources.config import Config, Kept
 from ..sources.modelfile import Modelfile, parse_modelfile
 from ..sources.paths import check_path, inside, is_inside
 from ..sources.patterns import glob_match
@@ -109,12 +109,14 @@ def load_estate(
     env: Mapping[str, str] | None = None,
     found: Found | None = None,
     workers: int = 1,
+    kept: Kept | None = None,
 ) -> Estate:
     """The estate: ``found`` by discovery (of ``paths``, or under the root), parsed in
     ``workers`` processes when there are enough files (``guards.run.parallel``), with the
-    cycle collector paused (what parsing builds outlives it)."""
+    cycle collector paused (what parsing builds outlives it); the claims registry validated,
+    or built from what ``kept`` holds for its text."""
     with parallel.collector_paused():
-        return _load(config, paths, env, found, workers)
+        return _load(config, paths, env, found, workers, kept)
 
 
 def _load(
@@ -123,8 +125,9 @@ def _load(
     env: Mapping[str, str] | None,
     found: Found | None,
     workers: int,
+    kept: Kept | None,
 ) -> Estate:
-    registry, remark = _registry(config)
+    registry, remark = _registry(config, kept)
     estate = Estate(config.root, config, registry, remarks=[remark] if remark else [])
     found = found or discover(config, paths)
     estate.errors += found.errors
@@ -265,7 +268,7 @@ def _parse_file(
         return error, []
 
 
-def _registry(config: Config) -> tuple[Registry, str | None]:
+def _registry(config: Config, kept: Kept | None) -> tuple[Registry, str | None]:
     path = config.claims_path
     shown = shown_path(config, path)
     if not path.exists():
@@ -277,7 +280,7 @@ def _registry(config: Config) -> tuple[Registry, str | None]:
         return empty(shown), (f"no {shown}: claim guards run against an empty registry")
     from ..sources.registry import load
 
-    registry = load(path, shown, config.max_bytes)
+    registry = load(path, shown, config.max_bytes, kept)
     return registry, f"registry {shown}: {len(registry.claims)} claims"
 
 

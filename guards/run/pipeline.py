@@ -93,7 +93,9 @@ def run_once(asked: Asked) -> Checked:
     from .selection import layers, selection_key
 
     store = cache.open_store(asked.root) if asked.cache and asked.env_file is None else None
-    settings = load_config(asked.root, asked.config, cache.KeptSettings(store) if store else None)
+    settings = load_config(
+        asked.root, asked.config, cache.Kept(store, "settings") if store else None
+    )
     env = operator_env(asked.env_file)
     chosen = layers(settings, asked.select, asked.extend_select, asked.ignore, asked.extend_ignore)
     paths = asked.paths
@@ -118,7 +120,10 @@ def run_once(asked: Asked) -> Checked:
         options = load_options(settings, rules)
         picked = chosen_rules(rules, chosen)
         processes = workers_for(len(found.composes) + len(found.notes), asked.workers)
-        loaded["estate"] = estate = load_estate(settings, env=env, found=found, workers=processes)
+        registry = cache.Kept(store, "registry") if store else None
+        loaded["estate"] = estate = load_estate(
+            settings, env=env, found=found, workers=processes, kept=registry
+        )
         done = run(estate, picked, options, today, processes, selected=selecting(chosen))
         # a run with an env file is keyed apart and has no fixes: they are of the estate as shipped
         if asked.finish is None or asked.env_file is not None:

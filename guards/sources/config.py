@@ -50,11 +50,12 @@ DEFAULT_HISTORY = ("**/CHANGELOG*", "**/HISTORY*", "**/changelog/**", "CHANGELOG
 
 
 class Kept(Protocol):
-    """Settings validated before, by the text of the file they came from."""
+    """What a file's text validated to before (its settings, its claims), as plain data, by
+    that text; None when nothing is kept for it. The reader checks what it gets."""
 
-    def get(self, text: str) -> dict[str, Any] | None: ...
+    def get(self, text: str) -> Any: ...
 
-    def put(self, text: str, values: dict[str, Any]) -> None: ...
+    def put(self, text: str, values: Any) -> None: ...
 
 
 @dataclass(frozen=True)

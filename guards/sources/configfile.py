@@ -77,7 +77,7 @@ def _load(root: Path, path: Path, shown: str, kept: Kept | None, standalone: boo
                 line_of(text, "tool"),
             )
         table = data if table is None else table
-        values = kept.get(text) if kept is not None else None
+        values = from_kept(kept.get(text)) if kept is not None else None
         if values is None:
             values = _validated(table, text)
             if kept is not None:

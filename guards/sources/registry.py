@@ -1,98 +1,89 @@
-"""The claims registry: ``claims.yaml`` -> validated :class:`Registry`.
+"""The claims registry: ``claims.yaml`` -> validated :class:`Registry` of plain records.
 
-Errors read ``claims.yaml:LINE: field: problem`` - never a pydantic dump.
+The file is validated against its schema (:mod:`guards.sources.registry_schema`, a pydantic
+model) and the result built here from plain data. A run with a cache hands in what it kept for
+the same text (``kept``, as the settings are: :class:`guards.sources.config.Kept`), so reading
+an unchanged registry needs no validation library; kept data is checked field by field as it
+is built, and anything else is a miss. Errors read ``claims.yaml:LINE: field: problem``.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-
-from ..errors import GuardsError, located
+from ..errors import located
 from . import yamlsrc
-from .markers import CLAIM_ID
+
+if TYPE_CHECKING:
+    from .config import Kept
 
 STATUSES = ("active", "retracted", "superseded", "disputed")
 
 
-def _as_list(value: Any) -> Any:
-    return [value] if isinstance(value, str) else value
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Evidence(Strict):
+@dataclass(frozen=True)
+class Evidence:
     source: str
     measured: str | None = None
     date: dt.date | None = None
     engine: str | None = None  # the image tag or version it was measured on (C005)
     model: str | None = None  # the served model the figures are for
-    figures: dict[str, float] = Field(default_factory=dict)  # `guards evidence read`'s numbers
+    figures: dict[str, float] = field(default_factory=dict)  # `guards evidence read`'s numbers
     note: str | None = None
 
 
-class AppliesTo(Strict):
+@dataclass(frozen=True)
+class AppliesTo:
     """Where a claim applies. Every given field must match; an empty one matches anything."""
 
-    model: list[str] = Field(default_factory=list)
-    engine: list[str] = Field(default_factory=list)
-    topology: list[str] = Field(default_factory=list)
-    paths: list[str] = Field(default_factory=list)
-
-    _lists = field_validator("model", "engine", "topology", "paths", mode="before")(_as_list)
+    model: list[str] = field(default_factory=list)
+    engine: list[str] = field(default_factory=list)
+    topology: list[str] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
 
 
-class DepthLimit(Strict):
+class DepthLimit(NamedTuple):
     method: str
-    depth: int = Field(ge=0)
+    depth: int
     topology: str | None = None
 
 
-class Facts(Strict):
+@dataclass(frozen=True)
+class Facts:
     """Structured values guards use; each traces to the claim (and evidence) that holds it."""
 
-    kv_bytes_per_token: dict[str, int] = Field(default_factory=dict)
-    kv_heads: int | None = Field(default=None, ge=1)
-    gpu_memory_utilization_max: float | None = Field(default=None, gt=0, le=1)
-    drafter_depth_max: list[DepthLimit] = Field(default_factory=list)
-    gpu_memory_gib: float | None = Field(default=None, gt=0)
-    weights_gib: float | None = Field(default=None, gt=0)
-    reserved_gib: float | None = Field(default=None, ge=0)
+    kv_bytes_per_token: dict[str, int] = field(default_factory=dict)
+    kv_heads: int | None = None
+    gpu_memory_utilization_max: float | None = None
+    drafter_depth_max: list[DepthLimit] = field(default_factory=list)
+    gpu_memory_gib: float | None = None
+    weights_gib: float | None = None
+    reserved_gib: float | None = None
 
 
-class Claim(Strict):
+@dataclass(frozen=True)
+class Claim:
     id: str
     title: str
-    status: Literal["active", "retracted", "superseded", "disputed"]
+    status: str  # one of STATUSES
     asserted: dt.date | None = None
     retracted: dt.date | None = None
     rationale: str | None = None  # why it was asserted
     reason: str | None = None  # why it was withdrawn (for an active claim: why it holds)
     text: str | None = None  # the wording as first published
-    variants: list[str] = Field(default_factory=list)  # other published wordings
-    match: list[str] = Field(default_factory=list)  # distinctive phrases of the wrong assertion
-    not_match: list[str] = Field(default_factory=list)  # phrases that never count as the claim
+    variants: list[str] = field(default_factory=list)  # other published wordings
+    match: list[str] = field(default_factory=list)  # distinctive phrases of the wrong assertion
+    not_match: list[str] = field(default_factory=list)  # phrases that never count as the claim
     replacement: str | None = None
     superseded_by: str | None = None
-    refs: list[str] = Field(default_factory=list)
-    evidence: list[Evidence] = Field(default_factory=list)
-    applies_to: AppliesTo = Field(default_factory=AppliesTo)
-    facts: Facts = Field(default_factory=Facts)
+    refs: list[str] = field(default_factory=list)
+    evidence: list[Evidence] = field(default_factory=list)
+    applies_to: AppliesTo = field(default_factory=AppliesTo)
+    facts: Facts = field(default_factory=Facts)
     line: int = 0  # set by the loader: where the claim starts in claims.yaml
-
-    _lists = field_validator("variants", "match", "not_match", "refs", mode="before")(_as_list)
-
-    @field_validator("id")
-    @classmethod
-    def _kebab(cls, value: str) -> str:
-        if not CLAIM_ID.fullmatch(value):
-            raise ValueError("must be kebab-case (lowercase letters, digits, single hyphens)")
-        return value
 
     @property
     def wordings(self) -> list[str]:
@@ -110,9 +101,7 @@ class Claim(Strict):
         return self.status in ("retracted", "superseded")
 
 
-class Registry(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
+class Registry(NamedTuple):
     path: str = "claims.yaml"
     claims: tuple[Claim, ...] = ()
 
@@ -124,97 +113,146 @@ class Registry(BaseModel):
         return {c.id for c in self.claims}
 
 
-class _File(Strict):
-    version: Literal[1] = 1
-    claims: list[dict[str, Any]] = Field(default_factory=list)
-
-
 def empty(path: str = "claims.yaml") -> Registry:
     return Registry(path=path)
 
 
-def load(path: Path, shown: str, limit: int | None = None) -> Registry:
+def load(path: Path, shown: str, limit: int | None = None, kept: Kept | None = None) -> Registry:
     """Load and validate a registry file; any problem raises :class:`GuardsError`."""
     text = yamlsrc.read_text(path, shown, limit)
-    return parse(text, shown)
+    return parse(text, shown, kept)
 
 
-def parse(text: str, shown: str) -> Registry:
+def parse(text: str, shown: str, kept: Kept | None = None) -> Registry:
     """The registry in ``text``, known as ``shown``; errors name it with their line."""
-    with located(shown):
-        claims = _claims(text)
-    return empty(shown) if claims is None else Registry(path=shown, claims=claims)
+    values = from_kept(kept.get(text)) if kept is not None else None
+    if values is None:
+        from .registry_schema import validated
+
+        with located(shown):
+            values = validated(text)
+        if kept is not None:
+            kept.put(text, values)
+    return Registry(path=shown, claims=claims_of(values))
 
 
-def _claims(text: str) -> tuple[Claim, ...] | None:
-    """The validated claims of a registry text (``None`` for an empty document)."""
-    root = yamlsrc.compose(text)
-    if root is None:
+def claims_of(values: list[dict[str, Any]]) -> tuple[Claim, ...]:
+    """The claims of validated (or kept) plain data: each claim's fields, dates as
+    ``YYYY-MM-DD``. ValueError or TypeError when the data is not of this shape (kept by
+    another version, or damaged)."""
+    if type(values) is not list:
+        raise ValueError("not a list of claims")
+    return tuple(map(CLAIM_OF, values))
+
+
+def from_kept(values: Any) -> list[dict[str, Any]] | None:
+    """Kept data when it builds the claims (checked by building them), else None (a miss)."""
+    if values is None:
         return None
-    data = yamlsrc.construct(root)
-    if not isinstance(data, dict):
-        raise GuardsError(
-            "registry must be a mapping with a `claims:` list", None, yamlsrc.line_of(root)
-        )
-    _validate(_File, data, root, ())
-    claims = []
-    for index, raw in enumerate(data.get("claims") or []):
-        where = ("claims", index)
-        line = yamlsrc.path_line(root, where) or 1
-        claim = _validate(Claim, {**raw, "line": line}, root, where)
-        claims.append(claim)
-    _check_references(claims, root)
-    return tuple(claims)
-
-
-def _validate(model: type[BaseModel], data: Any, root: Any, where: tuple) -> Any:
     try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        loc = tuple(error["loc"])
-        line = yamlsrc.path_line(root, where + loc)
-        raise GuardsError(f"{_dotted(where + loc)}: {_plain(error)}", None, line) from None
+        claims_of(values)
+    except (ValueError, TypeError):
+        return None
+    return values
 
 
-def _dotted(loc: tuple) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out or "(top level)"
+# -- building records from plain data, each field checked ---------------------------------------
 
 
-def _plain(error: Any) -> str:
-    kind, message = error["type"], error["msg"]
-    if kind == "extra_forbidden":
-        return "unknown field"
-    if kind == "missing":
-        return "required field is missing"
-    if kind == "literal_error":
-        return f"got {error['input']!r}, expected {message.split('Input should be ', 1)[-1]}"
-    if kind.startswith("date"):
-        return f"got {error['input']!r}, expected a date as YYYY-MM-DD"
-    if message.startswith("Value error, "):
-        return message[len("Value error, ") :]
-    return f"{message[:1].lower()}{message[1:]} (got {error['input']!r})"
+Check = Callable[[Any], Any]
 
 
-def _check_references(claims: list[Claim], root: Any) -> None:
-    seen: dict[str, int] = {}
-    for index, claim in enumerate(claims):
-        if claim.id in seen:
-            raise GuardsError(
-                f"claims[{index}].id: duplicate id {claim.id!r} "
-                f"(first defined at line {seen[claim.id]})",
-                None,
-                claim.line,
-            )
-        seen[claim.id] = claim.line
-    for index, claim in enumerate(claims):
-        if claim.superseded_by and claim.superseded_by not in seen:
-            line = yamlsrc.path_line(root, ("claims", index, "superseded_by"))
-            raise GuardsError(
-                f"claims[{index}].superseded_by: unknown claim id {claim.superseded_by!r}",
-                None,
-                line,
-            )
+def _builder(record: Any, kinds: dict[str, Check]) -> Check:
+    def build(data: Any) -> Any:
+        if type(data) is not dict or not data.keys() <= kinds.keys():
+            raise ValueError(f"not the fields of {record.__name__}")
+        return record(**{name: kinds[name](value) for name, value in data.items()})
+
+    return build
+
+
+def _of(kind: type) -> Check:
+    def check(value: Any) -> Any:
+        if type(value) is not kind:
+            raise ValueError(f"not a {kind.__name__}")
+        return value
+
+    return check
+
+
+def _optional(check: Check) -> Check:
+    return lambda value: None if value is None else check(value)
+
+
+def _number(value: Any) -> float:
+    if type(value) not in (int, float):
+        raise ValueError("not a number")
+    return float(value)
+
+
+def _date(value: Any) -> dt.date:
+    return dt.date.fromisoformat(_of(str)(value))
+
+
+def _status(value: Any) -> str:
+    if value not in STATUSES:
+        raise ValueError("not a claim status")
+    return value
+
+
+def _list(check: Check) -> Check:
+    return lambda value: [check(item) for item in _of(list)(value)]
+
+
+def _table(check: Check) -> Check:
+    return lambda value: {_of(str)(k): check(v) for k, v in _of(dict)(value).items()}
+
+
+TEXT, INT = _of(str), _of(int)
+OPTIONAL = _optional(TEXT)
+DATE = _optional(_date)
+WORDS = _list(TEXT)
+EVIDENCE = {
+    "source": TEXT,
+    "measured": OPTIONAL,
+    "date": DATE,
+    "engine": OPTIONAL,
+    "model": OPTIONAL,
+    "figures": _table(_number),
+    "note": OPTIONAL,
+}
+EVIDENCE_OF = _builder(Evidence, EVIDENCE)
+FACTS = {
+    "kv_bytes_per_token": _table(INT),
+    "kv_heads": _optional(INT),
+    "gpu_memory_utilization_max": _optional(_number),
+    "drafter_depth_max": _list(
+        _builder(DepthLimit, {"method": TEXT, "depth": INT, "topology": OPTIONAL})
+    ),
+    "gpu_memory_gib": _optional(_number),
+    "weights_gib": _optional(_number),
+    "reserved_gib": _optional(_number),
+}
+CLAIM = {
+    "id": TEXT,
+    "title": TEXT,
+    "status": _status,
+    "asserted": DATE,
+    "retracted": DATE,
+    "rationale": OPTIONAL,
+    "reason": OPTIONAL,
+    "text": OPTIONAL,
+    "variants": WORDS,
+    "match": WORDS,
+    "not_match": WORDS,
+    "replacement": OPTIONAL,
+    "superseded_by": OPTIONAL,
+    "refs": WORDS,
+    "evidence": _list(EVIDENCE_OF),
+    "applies_to": _builder(
+        AppliesTo, dict.fromkeys(("model", "engine", "topology", "paths"), WORDS)
+    ),
+    "facts": _builder(Facts, FACTS),
+    "line": INT,
+}
+CLAIM_OF = _builder(Claim, CLAIM)

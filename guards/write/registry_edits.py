@@ -11,6 +11,7 @@ before it is written atomically (temp file + ``os.replace``, keeping the file's 
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import re
 from collections.abc import Callable, Mapping
@@ -342,7 +343,7 @@ def _check_added(
         added is None
         or len(after.claims) != len(before) + 1
         or any(
-            c.model_dump(exclude={"line"}) != d.model_dump(exclude={"line"})
+            _fields(c, {"line"}) != _fields(d, {"line"})
             for c, d in zip(before, after.claims, strict=False)
         )
         or any(not _same(getattr(added, k), v) for k, v in entry.items())
@@ -474,7 +475,7 @@ def _verify(
     or nothing is written."""
 
     def plain(claim: registry.Claim) -> dict:
-        return claim.model_dump(exclude={"line", *values})
+        return _fields(claim, {"line", *values})
 
     old, new = before.get(claim_id), after.get(claim_id)
     assert old is not None and new is not None
@@ -501,3 +502,8 @@ def _same(stored: object, wanted: object) -> bool:
     if isinstance(stored, dt.date) or isinstance(wanted, dt.date):
         return str(stored) == str(wanted)
     return stored == wanted
+
+
+def _fields(claim: registry.Claim, leave_out: set[str]) -> dict[str, Any]:
+    """A claim's fields (nested records as dicts) but ``leave_out``."""
+    return {k: v for k, v in dataclasses.asdict(claim).items() if k not in leave_out}

@@ -31,6 +31,8 @@ WATCHED = (
     "guards.rules",
     "guards.write.fixes",
     "multiprocessing",
+    "guards.sources.settings",  # the settings' schema
+    "guards.sources.registry_schema",  # the registry's
 )
 RUN = """
 import json, sys
@@ -74,6 +76,21 @@ def test_a_kept_check_imports_neither_pydantic_nor_the_parsers(cache_env, tmp_pa
     # `check PATH` with no option runs without typer; settings without `by-status` are read
     # without the header parser; a kept run loads no compose, note, registry or rule
     assert kept == {"code": 0, "loaded": []}
+
+
+def test_an_edited_compose_reads_the_kept_settings_and_registry_without_their_schemas(
+    cache_env, tmp_path
+):
+    root = project_estate(tmp_path / "estate")
+    assert "[tool.guards" in (root / "pyproject.toml").read_text()  # settings to validate
+    first = imported("check", COMPOSE, cwd=root, env=cache_env)
+    assert {"guards.sources.settings", "guards.sources.registry_schema"} <= set(first["loaded"])
+    with (root / COMPOSE).open("a") as compose:
+        compose.write("# one more line\n")  # the run is computed again: settings, claims kept
+    edited = imported("check", COMPOSE, cwd=root, env=cache_env)
+    assert edited["code"] == 0 and "guards.rules" in edited["loaded"]
+    assert "guards.sources.settings" not in edited["loaded"]
+    assert "guards.sources.registry_schema" not in edited["loaded"]
 
 
 def test_only_a_command_line_with_options_imports_typer(cache_env, tmp_path):

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from guards.errors import GuardsError, located
-from guards.sources import envfile, jsonsrc, metrics, registry, yamlsrc
+from guards.sources import envfile, jsonsrc, metrics, registry, registry_schema, yamlsrc
 from guards.sources.compose import compose, merge, ports, services, xguards
 from guards.sources.compose.compose import parse_compose
 from guards.sources.config import parse_toml
@@ -111,7 +111,7 @@ def test_yaml_errors_name_a_file_only_when_given_one():
     ["claims: 3\n", "claims:\n  - id: a\n    text: t\n  - id: a\n    text: t\n", "- 1\n"],
 )
 def test_a_registry_error_is_placed_only_by_parse(text):
-    bare = _error(lambda: registry._claims(text))
+    bare = _error(lambda: registry_schema._claims(text))
     placed = _error(lambda: registry.parse(text, "claims.yaml"))
     assert bare.path is None and placed.path == "claims.yaml"
     assert _where(bare) == _where(placed)

@@ -1,7 +1,12 @@
+import json
+from pathlib import Path
+from typing import get_args
+
 import pytest
 
 from guards.errors import GuardsError
-from guards.sources.registry import parse
+from guards.sources import registry_schema
+from guards.sources.registry import STATUSES, Facts, from_kept, parse
 
 CLAIM = "  - id: {id}\n    title: t\n    status: {status}\n"
 
@@ -59,3 +64,71 @@ def test_unknown_top_level_key():
     with pytest.raises(GuardsError) as caught:
         parse("version: 1\nclaim: []\n", "claims.yaml")
     assert str(caught.value) == "claims.yaml:2: claim: unknown field"
+
+
+# -- a kept registry: the validated data of the same text, checked as it is built ---------------
+
+
+class Shelf:
+    """What :class:`guards.run.cache.Kept` does, in memory: the data as JSON, by text."""
+
+    def __init__(self) -> None:
+        self.data: dict[str, str] = {}
+
+    def get(self, text):
+        return json.loads(self.data[text]) if text in self.data else None
+
+    def put(self, text, values):
+        self.data[text] = json.dumps(values)
+
+
+BUNDLED = (Path(__file__).resolve().parents[2] / "claims.yaml").read_text()
+
+
+def test_a_kept_registry_builds_the_registry_validation_does(monkeypatch):
+    shelf = Shelf()
+    validated = parse(BUNDLED, "claims.yaml", shelf)
+    assert len(shelf.data) == 1 and validated == parse(BUNDLED, "claims.yaml")
+
+    def fail(text):
+        raise AssertionError("validated again")
+
+    monkeypatch.setattr(registry_schema, "validated", fail)
+    kept = parse(BUNDLED, "claims.yaml", shelf)
+    assert kept == validated and any(c.evidence and c.facts != Facts() for c in kept.claims)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda values: {"claims": values},  # another shape
+        lambda values: [{**values[0], "status": "withdrawn"}],  # a value the schema refuses
+        lambda values: [{**values[0], "unknown": 1}],  # a field this version lacks
+        lambda values: [{**values[0], "retracted": "last week"}],
+        lambda values: [{**values[0], "evidence": [{"figures": {"tps": "fast"}}]}],
+        lambda values: [{**values[0], "line": "2"}],
+        lambda values: "not json of ours",
+    ],
+)
+def test_kept_data_that_does_not_build_the_claims_is_a_miss(damage):
+    shelf = Shelf()
+    good = parse(BUNDLED, "claims.yaml", shelf)
+    shelf.data[BUNDLED] = json.dumps(damage(json.loads(shelf.data[BUNDLED])))
+    assert from_kept(shelf.get(BUNDLED)) is None
+    assert parse(BUNDLED, "claims.yaml", shelf) == good  # validated again, and kept again
+    assert from_kept(shelf.get(BUNDLED)) is not None
+
+
+def test_an_invalid_registry_gives_the_same_error_with_or_without_a_kept_one():
+    text = "claims:\n" + CLAIM.format(id="a", status="withdrawn")
+    errors = []
+    for kept in (None, Shelf()):
+        with pytest.raises(GuardsError) as raised:
+            parse(text, "claims.yaml", kept)
+        errors.append(str(raised.value))
+    assert errors[0] == errors[1] and errors[0].startswith("claims.yaml:4: claims[0].status:")
+
+
+def test_the_statuses_are_the_schemas():
+    schema = registry_schema.Claim.model_fields["status"].annotation
+    assert get_args(schema) == STATUSES

@@ -102,8 +102,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, PrivateAttr, field_validator
-
 from ..facts.knobwords import knob_of_flag, knob_of_key
 from ..facts.statements import effective_kv
 from ..facts.subjects import loose
@@ -127,7 +125,7 @@ from ..sources.compose.engines import UNKNOWN, llamacpp, sglang, vllm
 from ..sources.compose.engines.kvtypes import canonical_kv, same_kv
 from ..sources.numbers import to_number
 from .base import Context, Rule
-from .options import Place, RuleOptions
+from .options import Place, RuleOptions, option, validator
 
 KNOBS = frozenset(
     {*vllm.FLAGS.values(), *llamacpp.FLAGS.values(), *sglang.FLAGS.values()}
@@ -371,63 +369,59 @@ def _status(compose: Compose, given: Spot, entry: Entry, field: str) -> Finding 
 
 
 class Options(RuleOptions):
-    catalogs: list[str] = Field(
-        default_factory=list,
+    catalogs: list[str] = option(
+        factory=list,
         description="Catalog files (.yaml, .yml, .toml or .json, relative to the root) whose "
         "entries must agree with the composes they name; a glob names one file per compose.",
     )
-    entries: str = Field(
+    entries: str = option(
         "entries",
         description="Dotted key of the entries in each catalog: a mapping of id to entry or a "
         'list of entries ("" for the whole file).',
     )
-    compose_key: str = Field(
+    compose_key: str = option(
         "compose_path",
         description="The entry field holding the compose's path, relative to the root.",
     )
-    service_key: str = Field(
+    service_key: str = option(
         "service",
         description="The entry field naming the service it describes: its name in the "
         "compose, its container_name or its served model name.",
     )
-    args: list[str] = Field(
-        default_factory=lambda: ["args", "extra_args"],
+    args: list[str] = option(
+        factory=lambda: ["args", "extra_args"],
         description="Dotted entry fields holding engine flags: a mapping of flag to value or a "
         'list of "--flag value" strings; each flag is compared as the knob it sets.',
     )
-    fields: dict[str, str] = Field(
-        default_factory=lambda: {name: name for name in DEFAULT_FIELDS},
+    fields: dict[str, str] = option(
+        factory=lambda: {name: name for name in DEFAULT_FIELDS},
         description="Catalog field (a dotted path in the entry) -> what it states: a knob "
         "name (max_model_len, gpu_memory_utilization, kv_cache_dtype, max_num_seqs, "
         "tensor_parallel_size, port, ...), a flag that sets one (--ctx-size) or status. "
         "Unset: fields are named like the knobs in any case style.",
     )
-    _entries: tuple[Entry, ...] = PrivateAttr(default=())
+    _entries: tuple[Entry, ...] = ()
 
-    @field_validator("catalogs")
-    @classmethod
+    @validator("catalogs")
     def _catalog_paths(cls, value: list[str]) -> list[str]:
         for path in value:
             if not path.lower().endswith(SUFFIXES):
                 raise ValueError(f"catalog {path!r} is not a .yaml, .yml, .toml or .json file")
         return value
 
-    @field_validator("entries")
-    @classmethod
+    @validator("entries")
     def _dotted(cls, value: str) -> str:
         if value and not all(value.split(".")):
             raise ValueError(f"{value!r} is not a dotted key (a.b.c)")
         return value
 
-    @field_validator("compose_key", "service_key")
-    @classmethod
+    @validator("compose_key", "service_key")
     def _named(cls, value: str) -> str:
         if not value:
             raise ValueError("the key must be a field name")
         return value
 
-    @field_validator("fields")
-    @classmethod
+    @validator("fields")
     def _targets(cls, value: dict[str, str]) -> dict[str, str]:
         found = {}
         for field, target in value.items():
@@ -440,7 +434,7 @@ class Options(RuleOptions):
     def load(self, place: Place) -> Options:
         if not self.catalogs:
             return self
-        loaded = self.model_copy()
+        loaded = self.copy()
         entries: list[Entry] = []
         for pattern in self.catalogs:
             one_file = GLOB.search(pattern) is not None
@@ -452,7 +446,7 @@ class Options(RuleOptions):
 
     @property
     def layout(self) -> Layout:
-        named = None if "fields" in self.model_fields_set else named_target
+        named = None if "fields" in self.given else named_target
         args = tuple(self.args)
         keys = (self.entries, self.compose_key, self.fields, self.service_key)
         return Layout(*keys, args, named, flag_knob)

@@ -34,20 +34,18 @@ from __future__ import annotations
 
 import re
 
-from pydantic import Field
-
 from ..facts.engines import PREFIXES, SHOWN, EngineFacts, distance
 from ..facts.engines.running import Running, guessed, service_running
 from ..findings import Finding, Severity
 from ..sources.compose.compose import Compose, Service
 from .base import Context, Rule
-from .options import RuleOptions
+from .options import RuleOptions, option
 
 NEAR = 2  # the most edits between a prefix as written and the engine's
 
 
 class Options(RuleOptions):
-    extra_variables: list[str] = Field(
+    extra_variables: list[str] = option(
         [], description="Variables a fork or a custom build reads, accepted as known."
     )
 

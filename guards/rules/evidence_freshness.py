@@ -54,13 +54,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pydantic import Field
-
 from ..facts.scope import applies
 from ..findings import Finding, Severity
 from ..sources.compose.engines import UNKNOWN, Knob
 from .base import Context, Rule
-from .options import RuleOptions
+from .options import RuleOptions, option
 
 if TYPE_CHECKING:
     from ..sources.registry import Claim
@@ -69,7 +67,7 @@ SHOWN = 3  # composes named per pin
 
 
 class Options(RuleOptions):
-    require_evidence: bool = Field(
+    require_evidence: bool = option(
         False, description="Also flag a claim in force that has no evidence entry at all."
     )
 

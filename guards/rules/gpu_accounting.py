@@ -49,8 +49,6 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
-
 from ..facts.accelerators import (
     HABANA,
     NVIDIA,
@@ -66,19 +64,19 @@ from ..sources.compose.compose import Compose, Service
 from ..sources.compose.engines import SGLANG, VLLM, Knob
 from ..sources.compose.engines.sglang import data_parallel
 from .base import Context, Rule, line_end
-from .options import RuleOptions
+from .options import RuleOptions, option
 
 Placed = list[tuple[Service, Accelerator]]
 
 
 class Options(RuleOptions):
-    together: Literal["profiles", "all", "one"] = Field(
+    together: Literal["profiles", "all", "one"] = option(
         "profiles",
         description="Which services run at the same time: `profiles` (services that share a "
         "profile, and those without profiles, which always start), `all` (every service) or "
         "`one` (one model server at a time: nothing is summed).",
     )
-    budget: float = Field(
+    budget: float = option(
         1.0,
         gt=0,
         le=1,

@@ -41,10 +41,9 @@ Good:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-
-from pydantic import Field, PrivateAttr
+from types import MappingProxyType
 
 from ..errors import GuardsError
 from ..facts.said import Statement, profile_statements
@@ -56,7 +55,7 @@ from ..sources.compose.engines import LLAMACPP, SGLANG, VLLM, Knob
 from ..sources.compose.engines.kvtypes import same_kv
 from ..sources.compose.header import first_count, same_count, status_of
 from .base import Context, Rule
-from .options import Place, RuleOptions
+from .options import Place, RuleOptions, option
 
 
 def check(compose: Compose, context: Context) -> list[Finding] | None:
@@ -203,17 +202,17 @@ def read_statuses(path: Path, source: str) -> dict[str, str]:
 
 
 class Options(RuleOptions):
-    statuses: str | None = Field(
+    statuses: str | None = option(
         None,
         description="A YAML or TOML file (relative to the root) mapping compose paths to a "
         "status; Status must agree with it.",
     )
-    _table: dict[str, str] = PrivateAttr(default_factory=dict)
+    _table: Mapping[str, str] = MappingProxyType({})
 
     def load(self, place: Place) -> Options:
         if not self.statuses:
             return self
-        loaded = self.model_copy()
+        loaded = self.copy()
         loaded._table = read_statuses(place("statuses", self.statuses), self.statuses)
         return loaded
 

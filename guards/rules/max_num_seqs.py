@@ -43,8 +43,6 @@ Good:
 
 from __future__ import annotations
 
-from pydantic import Field, field_validator
-
 from ..facts.capacity import Planning, capacity, kv_size, whole_number
 from ..facts.kv import Pool, gib
 from ..findings import Finding, Severity
@@ -52,33 +50,32 @@ from ..sources.compose.compose import Compose, Service
 from ..sources.compose.engines import LLAMACPP, VLLM
 from ..sources.compose.header import first_count, same_count
 from .base import Context, Rule, provenance, unreadable
-from .options import RuleOptions
+from .options import RuleOptions, option, validator
 
 
 class Options(RuleOptions):
     """Memory figures for the computed pool, used where no active registry claim sets them,
     and the length of a sequence the estate plans for."""
 
-    gpu_memory_gib: float | None = Field(None, gt=0, description="Memory of one GPU, GiB.")
-    weights_gib: float | None = Field(None, gt=0, description="Model weights, GiB (all cards).")
-    reserved_gib: float | None = Field(
+    gpu_memory_gib: float | None = option(None, gt=0, description="Memory of one GPU, GiB.")
+    weights_gib: float | None = option(None, gt=0, description="Model weights, GiB (all cards).")
+    reserved_gib: float | None = option(
         None, ge=0, description="Memory per card outside vLLM's pool (CUDA context, activations)."
     )
-    kv_heads: int | None = Field(
+    kv_heads: int | None = option(
         None, ge=1, description="KV heads: per-card KV divides by min(TP, KV heads)."
     )
-    kv_bytes_per_token: dict[str, int] = Field(
-        default_factory=dict, description="Whole-model KV bytes per token, by dtype."
+    kv_bytes_per_token: dict[str, int] = option(
+        factory=dict, description="Whole-model KV bytes per token, by dtype."
     )
-    tokens_per_sequence: float | None = Field(
+    tokens_per_sequence: float | None = option(
         None,
         gt=0,
         description="Tokens to plan per sequence: a count (32768), or a fraction of "
         "max-model-len when at most 1 (0.25). Default: the full context.",
     )
 
-    @field_validator("tokens_per_sequence")
-    @classmethod
+    @validator("tokens_per_sequence")
     def _whole(cls, value: float | None) -> float | None:
         if value is not None and value > 1 and value != int(value):
             raise ValueError("a count of tokens is a whole number (or a fraction up to 1)")

@@ -37,28 +37,25 @@ Good:
 
 from __future__ import annotations
 
-from pydantic import Field, field_validator
-
 from ..findings import Finding, Severity
 from ..sources.compose.compose import Compose
 from ..sources.compose.header import NO_CAVEATS_NEEDED, STATUSES
 from .base import Context, Rule, line_end
-from .options import RuleOptions
+from .options import RuleOptions, option, validator
 
 
 class Options(RuleOptions):
-    fields: list[str] | None = Field(
+    fields: list[str] | None = option(
         None,
         description="Fields every block must have (default: the header convention's "
         "`required`; the profile preset's are Model, Topology, Drafter, KV, Status).",
     )
-    caveats_unless: list[str] = Field(
+    caveats_unless: list[str] = option(
         list(NO_CAVEATS_NEEDED),
         description="Statuses (by name: production, caveats, ...) that need no Caveats field.",
     )
 
-    @field_validator("caveats_unless")
-    @classmethod
+    @validator("caveats_unless")
     def _known(cls, value: list[str]) -> list[str]:
         known = set(STATUSES.values())
         unknown = [v for v in value if v not in known]

@@ -54,8 +54,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from pydantic import Field
-
 from ..facts.engines import EngineFacts, distance, speculative
 from ..facts.engines.running import Running, engine_arguments, service_running
 from ..facts.invocations import ALWAYS, documented_running, note_invocations
@@ -66,11 +64,11 @@ from ..sources.compose.script import Script
 from ..sources.notes.notes import Note
 from ..sources.patterns import glob_match
 from .base import Context, Rule
-from .options import RuleOptions
+from .options import RuleOptions, option
 
 
 class Options(RuleOptions):
-    extra_flags: list[str] = Field(
+    extra_flags: list[str] = option(
         [], description="Flags a fork or a custom build adds, accepted as known."
     )
 

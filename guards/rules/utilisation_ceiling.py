@@ -52,8 +52,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from pydantic import Field
-
 from ..facts.invocations import Invocation, note_invocations
 from ..facts.scope import applies, fact, model_names
 from ..findings import Finding, Severity
@@ -63,20 +61,20 @@ from ..sources.notes.notes import Note
 from ..sources.numbers import to_number
 from ..sources.patterns import glob_match
 from .base import Context, Rule, provenance, summary, unreadable
-from .options import RuleOptions
+from .options import RuleOptions, option
 
 FLAGS = ("--gpu-memory-utilization", "--gpu_memory_utilization")
 
 
 class Options(RuleOptions):
-    default_ceiling: float = Field(
+    default_ceiling: float = option(
         0.94, gt=0, le=1, description="The ceiling when no registry claim sets one for the model."
     )
 
 
 def refused(engine: str, value: float) -> str | None:
     """Why the engine refuses to start with this utilisation; None when it takes it. vLLM
-    declares the field ``gpu_memory_utilization: float = Field(default=0.9, gt=0, le=1)``
+    declares the field ``gpu_memory_utilization: float = option(default=0.9, gt=0, le=1)``
     (``CacheConfig``, vllm/config/cache.py) and rejects anything else before loading."""
     if engine == VLLM and not 0 < value <= 1:
         return "is outside vLLM's range (0, 1]: vLLM refuses to start"

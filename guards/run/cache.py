@@ -67,7 +67,7 @@ MAX_ENTRIES = 64
 MAX_BYTES = 512 * 1024 * 1024
 MAX_ENTRY = 256 * 1024 * 1024  # bytes of one kept run: a bigger file is not one of ours
 MAX_RARITIES = 16 * 1024 * 1024
-MAX_KEPT = 16 * 1024 * 1024  # bytes of kept settings or claims
+MAX_KEPT = 16 * 1024 * 1024  # bytes of kept settings, claims or rule options
 PACKAGE = Path(__file__).resolve().parents[1]
 UNREADABLE = (ValueError, TypeError, RecursionError)  # JSON that is not a kept run or rarities
 
@@ -306,9 +306,10 @@ class Store:
 
 class Kept:
     """What a file's text validated to, by that text (:class:`guards.sources.config.Kept`):
-    the settings (``kind`` "settings") and the claims registry ("registry"). A run whose
-    settings and registry are unchanged reads them without validating them again, and so
-    without pydantic; the reader builds its records from the data, checking each field."""
+    the settings (``kind`` "settings"), the claims registry ("registry") and each rule's
+    options table ("options"). A run whose settings and registry are unchanged reads them
+    without validating them again, and so without pydantic; the reader builds its records
+    from the data, checking each field."""
 
     def __init__(self, store: Store, kind: str) -> None:
         self.store = store

@@ -117,7 +117,7 @@ def run_once(asked: Asked) -> Checked:
         from .suite import run
 
         rules = all_rules()
-        options = load_options(settings, rules)
+        options = load_options(settings, rules, cache.Kept(store, "options") if store else None)
         picked = chosen_rules(rules, chosen)
         processes = workers_for(len(found.composes) + len(found.notes), asked.workers)
         registry = cache.Kept(store, "registry") if store else None

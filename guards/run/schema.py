@@ -18,12 +18,13 @@ from ..sources.settings import KEYS, Settings
 
 def config_schema() -> dict[str, Any]:
     from ..rules import all_rules
+    from ..rules.options import model_of
 
     rules = all_rules()
     defs: dict[str, Any] = {}
     rule_tables: dict[str, Any] = {}
     for rule in rules:
-        options = rule.options.model_json_schema(
+        options = model_of(rule.options).model_json_schema(
             by_alias=True, ref_template="#/definitions/{model}"
         )
         defs.update(options.pop("$defs", {}))

@@ -89,8 +89,21 @@ def test_an_edited_compose_reads_the_kept_settings_and_registry_without_their_sc
         compose.write("# one more line\n")  # the run is computed again: settings, claims kept
     edited = imported("check", COMPOSE, cwd=root, env=cache_env)
     assert edited["code"] == 0 and "guards.rules" in edited["loaded"]
+    assert "pydantic" not in edited["loaded"]  # nor the rule options' models: no [rules.*]
     assert "guards.sources.settings" not in edited["loaded"]
     assert "guards.sources.registry_schema" not in edited["loaded"]
+
+
+def test_rule_options_kept_from_the_run_before_are_read_without_pydantic(cache_env, tmp_path):
+    root = project_estate(tmp_path / "estate")
+    with (root / "pyproject.toml").open("a") as settings:
+        settings.write('\n[tool.guards.rules.K001]\ndefault-ceiling = 0.95\nseverity = "warning"\n')
+    first = imported("check", COMPOSE, cwd=root, env=cache_env)
+    assert first["code"] == 0 and "pydantic" in first["loaded"]  # the table is validated
+    with (root / COMPOSE).open("a") as compose:
+        compose.write("# one more line\n")
+    edited = imported("check", COMPOSE, cwd=root, env=cache_env)
+    assert edited["code"] == 0 and "pydantic" not in edited["loaded"]
 
 
 def test_only_a_command_line_with_options_imports_typer(cache_env, tmp_path):

@@ -72,7 +72,7 @@ def test_tokens_per_sequence(planned, length, expected):
 
 
 def test_planning_takes_the_rule_s_option_values_or_the_defaults():
-    options = Options.model_validate(
+    options = Options.validate(
         {"tokens-per-sequence": 0.5, "kv-heads": 4, "kv-bytes-per-token": {"bf16": 2}}
     )
     assert Planning.of(options) == Planning(

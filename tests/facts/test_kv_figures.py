@@ -287,13 +287,13 @@ def test_rescaling_adds_the_utilisation_share_and_divides_by_bytes_per_token():
 
 @pytest.mark.parametrize("value", [32768, 0.25, 1])
 def test_tokens_per_sequence_takes_a_count_or_a_fraction(value):
-    assert Options.model_validate({"tokens-per-sequence": value}).tokens_per_sequence == value
+    assert Options.validate({"tokens-per-sequence": value}).tokens_per_sequence == value
 
 
 @pytest.mark.parametrize("value", [1.5, 0, -1])
 def test_tokens_per_sequence_refuses_a_partial_count_and_nothing(value):
     with pytest.raises(ValidationError):
-        Options.model_validate({"tokens-per-sequence": value})
+        Options.validate({"tokens-per-sequence": value})
 
 
 def _by_alternation(sentence: str, names: list[str], own: list[str]) -> list[tuple[int, str]]:

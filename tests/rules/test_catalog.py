@@ -33,7 +33,7 @@ FIELDS = {
 
 def options(fields=FIELDS, **settings):
     table = {"fields": fields, **{k.replace("_", "-"): v for k, v in settings.items()}}
-    return Options.model_validate(table)
+    return Options.validate(table)
 
 
 def located(text, source, **settings):

@@ -16,9 +16,9 @@ is not a follow-up of it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
+from ..sources.patterns import lazy
 from .vocabulary import general_rarity
 
 FOLLOW_UP = "follow-up"  # the status ``claims find`` labels them with
@@ -28,16 +28,16 @@ SUBJECT_SHARE = 0.3  # of a statement's weight a follow-up holds (below MIN_CAND
 
 CONDITION = r"\b(?:when|once|until|till|after|as soon as)\b"
 # on the words of one sentence (``textmatch.words``): no punctuation, hyphens are spaces
-ACTION = re.compile(
+ACTION = lazy(
     r"\b(?:un ?park|re ?enable|revisit|re ?test|re ?measure|re ?run|re ?evaluate|re ?check"
     r"|re ?try|re ?instate|restore|switch (?:it |them )?back|bring (?:it |them )?back"
     r"|turn (?:it |them )?back on|try (?:it |them )?again)\w*"
 )
-RECOVERY = re.compile(
+RECOVERY = lazy(
     CONDITION + r"(?: \S+){0,8}? (?:recover(?:s|ed)?|lands?|landed|(?:is|are|gets?|been)"
     r" (?:fixed|merged|released|resolved|back|out)|ships?)\b"
 )
-CONDITIONAL = re.compile(CONDITION)
+CONDITIONAL = lazy(CONDITION)
 
 
 def condition(sentence: str) -> str | None:

@@ -14,7 +14,9 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-LEAD = re.compile(r"\b(?:same\s+as|as\s+in|as|like)\s+`?(?P<ref>[\w.…/-]*\w)`?", re.IGNORECASE)
+from ..sources.patterns import lazy
+
+LEAD = lazy(r"\b(?:same\s+as|as\s+in|as|like)\s+`?(?P<ref>[\w.…/-]*\w)`?", re.IGNORECASE)
 KINDS = {
     "plus": "plus",
     "with": "plus",
@@ -23,10 +25,10 @@ KINDS = {
     "except": "except",
     "but": "except",
 }
-GAP = re.compile(r"(?:[\s,;:(—–]|\band\b|\bbut\b(?=\s+(?:with|without)\b))*", re.IGNORECASE)
-KEYWORD = re.compile(r"(plus|without|with|minus|except|but)\b", re.IGNORECASE)
-FLAG = re.compile(r"`?(-{1,2}[A-Za-z](?:[\w.-]*\w)?)(?:=([^\s,;()`]+))?`?")  # no sentence stop
-VALUE = re.compile(
+GAP = lazy(r"(?:[\s,;:(—–]|\band\b|\bbut\b(?=\s+(?:with|without)\b))*", re.IGNORECASE)
+KEYWORD = lazy(r"(plus|without|with|minus|except|but)\b", re.IGNORECASE)
+FLAG = lazy(r"`?(-{1,2}[A-Za-z](?:[\w.-]*\w)?)(?:=([^\s,;()`]+))?`?")  # no sentence stop
+VALUE = lazy(
     r"\s*`?(?!-{1,2}[A-Za-z])([\w.:/+-]+)`?"
     r"(?=\s*(?:$|[,;()]|and\b|-{1,2}[A-Za-z]|(?:plus|without|with|minus|except|but)\b))",
     re.IGNORECASE,

@@ -23,7 +23,6 @@ invocation is judged against is :func:`documented_running`'s, what is wrong with
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
@@ -32,6 +31,7 @@ from ..sources.compose.engines import LLAMACPP, SGLANG, VLLM, Token
 from ..sources.compose.engines.identity import image_engine, launcher, parse_image
 from ..sources.compose.script import Script
 from ..sources.notes.notes import Block, Note
+from ..sources.patterns import lazy
 from . import engines
 from .engines.running import SHELL_BREAKS, Running, running, service_running
 from .memo import per_object
@@ -60,10 +60,10 @@ DOCKER_SWITCHES = {
     "--init", "--privileged", "-P", "--publish-all", "--read-only", "--sig-proxy", "-q",
     "--quiet", "--no-healthcheck", "--oom-kill-disable",
 }  # fmt: skip
-FENCE = re.compile(r"^\s*(?:`{3,}|~{3,})\s*([^\s`{]*)")
-PROMPT = re.compile(r"^\s*\$\s+")
-COMMAND_LINE = re.compile(r"^(?:\$\s+|#|(?:\./|/|~/)?[a-z0-9][\w.+/-]*(?:\s|$)|[A-Za-z_]\w*=)")
-SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+FENCE = lazy(r"^\s*(?:`{3,}|~{3,})\s*([^\s`{]*)")
+PROMPT = lazy(r"^\s*\$\s+")
+COMMAND_LINE = lazy(r"^(?:\$\s+|#|(?:\./|/|~/)?[a-z0-9][\w.+/-]*(?:\s|$)|[A-Za-z_]\w*=)")
+SPAN = lazy(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 
 
 class Invocation(NamedTuple):
@@ -221,7 +221,7 @@ def _split(text: str) -> list[tuple[int, str]]:
 
 COMPOSE_STARTS = {"up", "run", "start", "create"}  # the subcommands that start services
 COMPOSE_VALUED = {"-f", "--file", "-p", "--project-name", "--env-file", "--project-directory"}
-ASSIGNMENT = re.compile(r"^[A-Za-z_]\w*=")
+ASSIGNMENT = lazy(r"^[A-Za-z_]\w*=")
 
 
 class ComposeStart(NamedTuple):

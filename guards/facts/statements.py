@@ -21,35 +21,34 @@ from ..sources.compose.engines.kvtypes import KV_ALIASES, KV_NAMES, same_kv
 from ..sources.compose.engines.vllm import kv_dtype
 from ..sources.compose.header import affirmed, first_count, same_count
 from ..sources.compose.services import Service
+from ..sources.patterns import lazy
 from .vision import stated_vision, vision
 
-KV_WORD = re.compile(
+KV_WORD = lazy(
     r"\b("
     + "|".join(sorted({*KV_ALIASES, *KV_NAMES, "fp8", "auto"}, key=len, reverse=True))
     + r")\b",
     re.IGNORECASE,
 )
-KV_PAIR = re.compile(r"\b(\w+)\s+K\s*\+\s*(\w+)\s+V\b")
+KV_PAIR = lazy(r"\b(\w+)\s+K\s*\+\s*(\w+)\s+V\b")
 COUNT = r"~?\d[\d,.]*+\s*[KkM]?"
-CTX = re.compile(
+CTX = lazy(
     rf"(?P<a>{COUNT})(?:[\s-]*tok(?:en)?s?)?[\s-]*(?:ctx|context|default|window)\b"
     rf"|\b(?:ctx|context)\s*[:=]?\s*(?P<b>{COUNT})",
     re.IGNORECASE,
 )
 # In a tier table a bare "262K" is the context; a pool, a size or a ratio says so.
-BARE_CTX = re.compile(
+BARE_CTX = lazy(
     r"(?<![\w.,])(?P<a>\d+(?:\.\d+)?\s*[KM])\b(?!\s*(?:tok|tokens|pool|GiB|GB|B\b|[×x]\b|concurrency))"
 )
-KV = re.compile(rf"{KV_WORD.pattern}(?:[\s_-]+e[45]m[23])?\s+KV\b", re.IGNORECASE)
-DEPTH = re.compile(r"\bn\s*=\s*(\d+)\b")
-DRAFTER_WORD = re.compile(r"\b(?:MTP|EAGLE\d?|DFlash\d?|drafter|spec\w*|n-?gram)\b", re.I)
-NO_DRAFTER = re.compile(
+KV = lazy(rf"{KV_WORD.pattern}(?:[\s_-]+e[45]m[23])?\s+KV\b", re.IGNORECASE)
+DEPTH = lazy(r"\bn\s*=\s*(\d+)\b")
+DRAFTER_WORD = lazy(r"\b(?:MTP|EAGLE\d?|DFlash\d?|drafter|spec\w*|n-?gram)\b", re.I)
+NO_DRAFTER = lazy(
     r"\bno\s+(?:spec\w*(?:[\s-]decod\w+)?|drafter|draft\w*|MTP)\b|\bspec(?:[\s-]decode)?\s+off\b",
     re.IGNORECASE,
 )
-VISION = re.compile(
-    r"\bvision\s*[:=]?\s*(?:on|off|yes|no)\b|\bno\s+vision\b|\btext[\s-]only\b", re.I
-)
+VISION = lazy(r"\bvision\s*[:=]?\s*(?:on|off|yes|no)\b|\bno\s+vision\b|\btext[\s-]only\b", re.I)
 
 
 class Stated(NamedTuple):

@@ -80,7 +80,7 @@ from ..findings import Finding, Severity
 from ..sources.compose.compose import Compose
 from ..sources.config import TOOL_MADE
 from ..sources.notes.notes import Note
-from ..sources.patterns import glob_match
+from ..sources.patterns import glob_match, lazy
 from .base import Context, Rule, written_end
 from .options import RuleOptions
 
@@ -89,20 +89,20 @@ if TYPE_CHECKING:
     from ..run.estate import Estate
 
 # A word is cut at what cannot be part of a path in prose or a command line.
-WORD = re.compile(r"[^\s'\"`,;|]+")
+WORD = lazy(r"[^\s'\"`,;|]+")
 # A word holding a ``/``, from its start: only those can be paths (one test per word, in C).
-SLASHED = re.compile(r"(?<![^\s'\"`,;|])[^\s'\"`,;|/]*+/[^\s'\"`,;|]*+")
-PATH = re.compile(r"(?:\.\.?/)*[\w.&+@-]+(?:/[\w.&+@-]+)*/?")
-CODE_SPAN = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")
-LINK = re.compile(
+SLASHED = lazy(r"(?<![^\s'\"`,;|])[^\s'\"`,;|/]*+/[^\s'\"`,;|]*+")
+PATH = lazy(r"(?:\.\.?/)*[\w.&+@-]+(?:/[\w.&+@-]+)*/?")
+CODE_SPAN = lazy(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+LINK = lazy(
     r"!?\[[^\[\]\n]*\]\(\s*(?:<([^<>\n]*)>|([^\s()<]+))(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)"
 )
-REFERENCE = re.compile(r"^ {0,3}\[[^\]]+\]:\s*(?:<([^>]*)>|(\S+))")
-SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
-FENCE = re.compile(r"^\s*(?:`{3,}|~{3,})\s*([\w+-]*)")
+REFERENCE = lazy(r"^ {0,3}\[[^\]]+\]:\s*(?:<([^>]*)>|(\S+))")
+SCHEME = lazy(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+FENCE = lazy(r"^\s*(?:`{3,}|~{3,})\s*([\w+-]*)")
 SHELLS = frozenset(("sh", "bash", "shell", "zsh", "console", "shell-session", "terminal"))
 # Prose that has the operator make the file: the path is a target, not a place to look.
-MAKES = re.compile(
+MAKES = lazy(
     r"\b(?:creat\w*|generat\w*|sav(?:e|es|ed|ing)|writ(?:e|es|ten|ing)|cop(?:y|ies|ied)|"
     r"renam\w*|output\w*|download\w*|produc\w*|mkdir|touch)\b",
     re.IGNORECASE,
@@ -111,12 +111,12 @@ WRITERS = frozenset(("cp", "mv", "ln", "install", "rsync", "scp"))  # the last w
 MAKERS = frozenset(("mkdir", "touch"))  # every word is made
 OUTPUTS = frozenset((">", ">>", "tee", "-o", "-O", "--output", "--out", "--output-dir"))
 PREFIXES = frozenset(("sudo", "env", "time", "exec", "nohup"))
-COMMANDS = re.compile(r"&&|\|\||[;|]")
-PROMPT = re.compile(r"^\s*(?:\$|>|PS>)\s+")
-SUBSTITUTION = re.compile(r"\$\([^()\n]*\)")  # ``$(tool home)``: one word, spaces and all
-ROOTED = re.compile(r"^\$\((?P<command>[^()]*)\)/(?P<rest>[^$~*?]+)$")
-DOCKERFILE = re.compile(r"(?:^|[._-])(?:Dockerfile|Containerfile)(?:$|[._-])", re.I)
-BUILD_FILE = re.compile(r"^\s*dockerfile\s*:\s*[\"']?(?P<path>[^\"'\s#]+)")
+COMMANDS = lazy(r"&&|\|\||[;|]")
+PROMPT = lazy(r"^\s*(?:\$|>|PS>)\s+")
+SUBSTITUTION = lazy(r"\$\([^()\n]*\)")  # ``$(tool home)``: one word, spaces and all
+ROOTED = lazy(r"^\$\((?P<command>[^()]*)\)/(?P<rest>[^$~*?]+)$")
+DOCKERFILE = lazy(r"(?:^|[._-])(?:Dockerfile|Containerfile)(?:$|[._-])", re.I)
+BUILD_FILE = lazy(r"^\s*dockerfile\s*:\s*[\"']?(?P<path>[^\"'\s#]+)")
 
 
 class Candidate(NamedTuple):

@@ -55,14 +55,15 @@ from ..facts.scope import depth_limit, topology
 from ..findings import Finding, Severity
 from ..sources.compose.compose import Compose, Service
 from ..sources.compose.engines import Knob
+from ..sources.patterns import lazy
 from .base import Context, Rule, provenance, unreadable
 from .options import RuleOptions
 
-HEADER_DEPTH = re.compile(r"\bn\s*=\s*(\d+)\b")
-NO_DRAFTER = re.compile(r"^\s*(none|no|off|n/a)\b", re.IGNORECASE)
-STATED = re.compile(r"\bdefaults?\s+to\s+(\d+)\b", re.IGNORECASE)
-ABOUT_DEPTH = re.compile(r"SPEC_N|depth|draft tokens|n_max|num_speculative", re.IGNORECASE)
-OTHER_VARIANT = re.compile(r"\b(sibling|siblings|other|instead|vs\.?|tier)\b", re.IGNORECASE)
+HEADER_DEPTH = lazy(r"\bn\s*=\s*(\d+)\b")
+NO_DRAFTER = lazy(r"^\s*(none|no|off|n/a)\b", re.IGNORECASE)
+STATED = lazy(r"\bdefaults?\s+to\s+(\d+)\b", re.IGNORECASE)
+ABOUT_DEPTH = lazy(r"SPEC_N|depth|draft tokens|n_max|num_speculative", re.IGNORECASE)
+OTHER_VARIANT = lazy(r"\b(sibling|siblings|other|instead|vs\.?|tier)\b", re.IGNORECASE)
 
 
 def check(compose: Compose, context: Context) -> list[Finding] | None:

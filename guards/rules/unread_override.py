@@ -86,7 +86,7 @@ from ..facts.said import Statement
 from ..facts.subjects import of_estate
 from ..findings import Finding, Severity
 from ..sources.compose.compose import Compose, Service
-from ..sources.patterns import glob_match
+from ..sources.patterns import glob_match, lazy
 from .base import Context, Rule
 from .options import RuleOptions
 
@@ -94,7 +94,7 @@ if TYPE_CHECKING:
     from ..run.environment import EnvUse, EnvVariables
     from ..run.estate import Estate
 
-TEMPLATE = re.compile(r"(?:^|[._-])(?:example|sample|template|tmpl|dist)(?:$|[._-])", re.I)
+TEMPLATE = lazy(r"(?:^|[._-])(?:example|sample|template|tmpl|dist)(?:$|[._-])", re.I)
 
 
 def check(compose: Compose, context: Context) -> list[Finding]:
@@ -211,13 +211,11 @@ def _first_relating(estate: Estate, orphan: str) -> str | None:
 
 # --- variables that reach no container ------------------------------------------------------
 
-READ = re.compile(r"(?<!\$)\$\{?([A-Za-z_][A-Za-z0-9_]*)")  # interpolated: `$$` is the container's
-ESCAPED = re.compile(r"\$\$\{?([A-Za-z_][A-Za-z0-9_]*)")  # the container's shell reads it
-KEY = re.compile(
-    r"(?m)^[ \t]*(?:-[ \t]*)?[\"']?([A-Za-z_][A-Za-z0-9_]*)[\"']?[ \t]*(?::(?=\s|$)|=|$)"
-)
-ASSIGNED = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=")
-MENTION = re.compile(r"(?<![\w./-])((?:[\w.-]+/)*[\w.-]*\.env)(?![\w/-])")
+READ = lazy(r"(?<!\$)\$\{?([A-Za-z_][A-Za-z0-9_]*)")  # interpolated: `$$` is the container's
+ESCAPED = lazy(r"\$\$\{?([A-Za-z_][A-Za-z0-9_]*)")  # the container's shell reads it
+KEY = lazy(r"(?m)^[ \t]*(?:-[ \t]*)?[\"']?([A-Za-z_][A-Za-z0-9_]*)[\"']?[ \t]*(?::(?=\s|$)|=|$)")
+ASSIGNED = lazy(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=")
+MENTION = lazy(r"(?<![\w./-])((?:[\w.-]+/)*[\w.-]*\.env)(?![\w/-])")
 
 
 class Wiring(NamedTuple):

@@ -29,7 +29,7 @@ from ..sources.compose.written import Written
 from ..sources.config import Config
 from ..sources.envfile import EnvFile, parse_env
 from ..sources.paths import check_path, inside, is_inside
-from ..sources.patterns import glob_match
+from ..sources.patterns import glob_match, lazy
 from .discovery import shown_path
 
 DEFAULT = ".env"
@@ -218,8 +218,8 @@ class EnvUse:
 
 
 # `NAME=value` in a comment: a commented-out setting, or one a sentence names.
-NAMED = re.compile(r"(?<![\w${])(?:export\s+)?([A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9])=(?=[^\s=])")
-EXPORT = re.compile(r"^[ \t]*export[ \t]+[A-Za-z_]\w*=", re.M)
+NAMED = lazy(r"(?<![\w${])(?:export\s+)?([A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9])=(?=[^\s=])")
+EXPORT = lazy(r"^[ \t]*export[ \t]+[A-Za-z_]\w*=", re.M)
 
 
 class EnvVariables(NamedTuple):

@@ -28,6 +28,7 @@ from . import yamlsrc
 from .compose.header import STATUSES, status_of
 from .numbers import read_count, readings, to_number
 from .paths import is_inside
+from .patterns import lazy
 from .yamlsrc import MappingNode, Node, ScalarNode, SequenceNode
 
 STATUS = "status"  # a `fields` target: the header's Status, not a knob
@@ -38,8 +39,8 @@ NUMBERS = frozenset(
 )
 KV_TYPES = frozenset({"kv_cache_dtype", "cache_type_k", "cache_type_v"})
 STATUS_NAMES = sorted(set(STATUSES.values()))
-SUFFIXED = re.compile(r"\s*([0-9][0-9,]*(?:\.[0-9]+)?)\s*([kKmM])\s*")  # 32K, 1.5M
-GLOB = re.compile(r"[*?\[]")
+SUFFIXED = lazy(r"\s*([0-9][0-9,]*(?:\.[0-9]+)?)\s*([kKmM])\s*")  # 32K, 1.5M
+GLOB = lazy(r"[*?\[]")
 
 
 class Layout(NamedTuple):
@@ -330,7 +331,7 @@ class _Lines:
         return self.at
 
 
-JSON_SPACE = re.compile(r"[ \t\n\r]*")
+JSON_SPACE = lazy(r"[ \t\n\r]*")
 DECODER = json.JSONDecoder()
 
 
@@ -375,10 +376,10 @@ class _JsonScan(_Lines):
         return True
 
 
-TOML_SPACE = re.compile(r"[ \t]*")
-TOML_BLANK = re.compile(r"(?:[ \t\n]|#[^\n]*)*")  # blanks, comments and line breaks
-TOML_KEY = re.compile(r"""[A-Za-z0-9_-]+|"(?:[^"\\\n]|\\.)*"|'[^'\n]*'""")
-TOML_SCALAR = re.compile(
+TOML_SPACE = lazy(r"[ \t]*")
+TOML_BLANK = lazy(r"(?:[ \t\n]|#[^\n]*)*")  # blanks, comments and line breaks
+TOML_KEY = lazy(r"""[A-Za-z0-9_-]+|"(?:[^"\\\n]|\\.)*"|'[^'\n]*'""")
+TOML_SCALAR = lazy(
     r'"""(?:\\.|[^\\])*?"{3,5}|' + r"'''.*?'{3,5}|"
     r""""(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^,\]}\n#]+""",
     re.DOTALL,
@@ -412,7 +413,8 @@ class _TomlScan(_Lines):
         return self
 
     def _take(self, pattern: re.Pattern[str] | str) -> str:
-        found = re.compile(pattern).match(self.text, self.at)
+        compiled = re.compile(pattern) if isinstance(pattern, str) else pattern
+        found = compiled.match(self.text, self.at)
         if found is None or not found.group():
             raise _Lost
         self.at = found.end()

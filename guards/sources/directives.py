@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import GuardsError
 from .notes.notes import Note
+from .patterns import lazy
 
 if TYPE_CHECKING:
     from .compose.compose import Compose
@@ -25,11 +26,11 @@ if TYPE_CHECKING:
 
 RuleNames = Mapping[str, tuple[str, bool]]
 
-COMPOSE_MARK = re.compile(r"#[ \t]*guards:")
-NOTE_MARK = re.compile(r"<!--[ \t]*guards:")
-IGNORE = re.compile(r"ignore\[([^\]\n]*)\]")
-UNTIL = re.compile(r"(?<!\S)until=(\S*)")
-ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+COMPOSE_MARK = lazy(r"#[ \t]*guards:")
+NOTE_MARK = lazy(r"<!--[ \t]*guards:")
+IGNORE = lazy(r"ignore\[([^\]\n]*)\]")
+UNTIL = lazy(r"(?<!\S)until=(\S*)")
+ISO_DATE = lazy(r"\d{4}-\d{2}-\d{2}")
 LEADING = " \t-—–:;,"  # separators people put between the bracket and the reason
 USAGE = "write `guards: ignore[RULE] reason`, optionally with `until=YYYY-MM-DD`"
 

@@ -23,12 +23,13 @@ from typing import NamedTuple, cast
 from ..errors import GuardsError, located, printable
 from . import yamlsrc
 from .compose.interpolate import TemplateError, interpolate
+from .patterns import lazy
 
-LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*+)\s*=\s*(.*)$")
+LINE = lazy(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*+)\s*=\s*(.*)$")
 OPENS = {"if", "for", "while", "until", "case", "select", "{"}
 CLOSES = {"fi", "done", "esac", "}"}
-COMMAND = re.compile(r"\$\(|`")  # command substitution: the value is what a program prints
-ESCAPED = re.compile(r"\\(.)", re.DOTALL)
+COMMAND = lazy(r"\$\(|`")  # command substitution: the value is what a program prints
+ESCAPED = lazy(r"\\(.)", re.DOTALL)
 
 
 class Skipped(NamedTuple):

@@ -11,12 +11,13 @@ fails: a line that is no instruction is not one (Ollama's own reader is the judg
 from __future__ import annotations
 
 import posixpath
-import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-INSTRUCTION = re.compile(r"^\s*(?P<name>[A-Za-z]+)\b[ \t]*(?P<rest>.*)$")
-PARAMETER = re.compile(r"^(?P<key>[A-Za-z_][\w]*)[ \t]+(?P<value>\S.*?)\s*$")
+from .patterns import lazy
+
+INSTRUCTION = lazy(r"^\s*(?P<name>[A-Za-z]+)\b[ \t]*(?P<rest>.*)$")
+PARAMETER = lazy(r"^(?P<key>[A-Za-z_][\w]*)[ \t]+(?P<value>\S.*?)\s*$")
 NAMES = ("Modelfile",)  # a file of exactly this name; or a name ending in ``.Modelfile``
 
 

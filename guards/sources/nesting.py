@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .patterns import lazy
+
 MAX_DEPTH = 100
 TOO_DEEP = f"nested more than {MAX_DEPTH} levels deep"
 
@@ -28,7 +30,7 @@ def deeper_than(data: Any, limit: int = MAX_DEPTH) -> bool:
     return False
 
 
-JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]', re.DOTALL)
+JSON_TOKEN = lazy(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]', re.DOTALL)
 
 
 def json_line(text: str, limit: int = MAX_DEPTH) -> int:
@@ -45,12 +47,12 @@ def json_line(text: str, limit: int = MAX_DEPTH) -> int:
     return 1
 
 
-TOML_TOKEN = re.compile(
+TOML_TOKEN = lazy(
     r'"""(?:\\.|[^\\])*?"{3,5}|' + r"'''.*?'{3,5}|"
     r""""(?:[^"\\\n]|\\.)*"|'[^'\n]*'|#[^\n]*|[\[\]{}.=,\n]""",
     re.DOTALL,
 )
-TOML_STRING = re.compile(r""""(?:[^"\\\n]|\\.)*"|'[^'\n]*'""")
+TOML_STRING = lazy(r""""(?:[^"\\\n]|\\.)*"|'[^'\n]*'""")
 
 
 class _TomlDepth:

@@ -19,6 +19,7 @@ from typing import NamedTuple
 from ...sources.compose.compose import Service
 from ...sources.compose.engines import LLAMACPP, SGLANG, VLLM, Token
 from ...sources.compose.engines.identity import arguments, parse_image
+from ...sources.patterns import lazy
 from . import SHOWN, EngineFacts, load, version_key
 
 # The engines' own images, whose tags are their releases.
@@ -28,9 +29,9 @@ UPSTREAM = {
     LLAMACPP: ("ggml-org/llama.cpp", "ggerganov/llama.cpp"),
 }
 FORKS = ("ik_llama", "ik-llama")  # repositories of forks with flags of their own
-TAG = re.compile(r"v?(\d+\.\d+(?:\.\d+){0,2}(?:\.?post\d+)?)(rc\d+)?(?![\w.])")
+TAG = lazy(r"v?(\d+\.\d+(?:\.\d+){0,2}(?:\.?post\d+)?)(rc\d+)?(?![\w.])")
 SHELL_BREAKS = {"&&", "||", ";", "|", "&", ">", ">>", "<", "2>", "2>&1", "--"}
-LATEST = re.compile(r"^(latest|nightly|main|dev|server|full)?(-[a-z0-9]+)*$")
+LATEST = lazy(r"^(latest|nightly|main|dev|server|full)?(-[a-z0-9]+)*$")
 
 
 class Running(NamedTuple):

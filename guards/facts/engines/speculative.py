@@ -19,12 +19,12 @@ is said (a remark), not judged.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
 from ...sources.compose.engines import VLLM, Token
 from ...sources.compose.script import Script
+from ...sources.patterns import lazy
 from . import EngineFacts, Names, distance
 from .running import Running
 
@@ -32,9 +32,9 @@ FLAG = "--speculative-config"
 COUNT = "num_speculative_tokens"
 # Words that set the config another way (``--spec-tokens``, ``--speculative-config.KEY``):
 # with one of them the count may come from there.
-OTHER_WAY = re.compile(r"--(num-)?spec|-sc\.")
-METHOD_TEXT = re.compile(r'"method"\s*:\s*"([^"]*)"')
-METHOD_RAW = re.compile(r"""method[\\"']*\s*:\s*\\*["']([^"'\\]*)""")  # as written
+OTHER_WAY = lazy(r"--(num-)?spec|-sc\.")
+METHOD_TEXT = lazy(r'"method"\s*:\s*"([^"]*)"')
+METHOD_RAW = lazy(r"""method[\\"']*\s*:\s*\\*["']([^"'\\]*)""")  # as written
 
 
 class Verdict(NamedTuple):

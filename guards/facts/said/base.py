@@ -8,13 +8,14 @@ import re
 from dataclasses import dataclass, field
 
 from ...sources.notes.notes import Block
+from ...sources.patterns import lazy
 
 VAR = r"[A-Z][A-Z0-9]*_[A-Z0-9_]+"
-VARIABLE = re.compile(rf"^{VAR}$")
+VARIABLE = lazy(rf"^{VAR}$")
 VALUE = r"[^\s`'\"*|,;()]+"
 Q = r"[`'\"*]*"
-PLACEHOLDER = re.compile(r"^(?:[-—–]+|n/?a|none|unset|empty|\(.*\)|<.*>|\.\.\.|…)$", re.I)
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(`*])")
+PLACEHOLDER = lazy(r"^(?:[-—–]+|n/?a|none|unset|empty|\(.*\)|<.*>|\.\.\.|…)$", re.I)
+SENTENCE_END = lazy(r"(?<=[.!?])\s+(?=[A-Z(`*])")
 
 
 @dataclass(frozen=True)

@@ -8,70 +8,67 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from ...sources.notes.notes import Block, Note
+from ...sources.patterns import lazy
 from ..knobwords import knob_of_flag, knob_of_words
 from .base import VALUE, VAR, VARIABLE, Q, Sentences, Statement, value_of
 
-PARAMETER = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$")  # a request or config parameter
-NAME_HEADER = re.compile(r"^(?:container(?:\s+name)?|service(?:\s+name)?|model|name)$", re.I)
-DEFAULT_HEADER = re.compile(r"^(?:default(?:\s+value)?|value)$", re.IGNORECASE)
-LISTING = re.compile(rf"^(?P<name>{VAR})[ \t]{{2,}}(?P<value>\S+)\s*$")
-MAPS_TO = re.compile(rf"\bmaps\s+to\s+(?:the\s+)?[`'\"]?(?P<var>{VAR})\b", re.IGNORECASE)
+PARAMETER = lazy(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$")  # a request or config parameter
+NAME_HEADER = lazy(r"^(?:container(?:\s+name)?|service(?:\s+name)?|model|name)$", re.I)
+DEFAULT_HEADER = lazy(r"^(?:default(?:\s+value)?|value)$", re.IGNORECASE)
+LISTING = lazy(rf"^(?P<name>{VAR})[ \t]{{2,}}(?P<value>\S+)\s*$")
+MAPS_TO = lazy(rf"\bmaps\s+to\s+(?:the\s+)?[`'\"]?(?P<var>{VAR})\b", re.IGNORECASE)
 SAID_DEFAULT = (
-    re.compile(
+    lazy(
         rf"{Q}(?P<var>{VAR}){Q}\s+(?:is\s+set\s+to|defaults\s+to|is\s+by\s+default)\s+"
         rf"{Q}(?P<value>{VALUE}){Q}"
     ),
-    re.compile(rf"{Q}(?P<var>{VAR}){Q}\s*\(\s*defaults?(?::|\s+to|\s+is)?\s+{Q}(?P<value>{VALUE})"),
-    re.compile(
+    lazy(rf"{Q}(?P<var>{VAR}){Q}\s*\(\s*defaults?(?::|\s+to|\s+is)?\s+{Q}(?P<value>{VALUE})"),
+    lazy(
         rf"\bdefault\s+(?:value\s+)?(?:of|for)\s+{Q}(?P<var>{VAR}){Q}\s+is\s+{Q}(?P<value>{VALUE})"
     ),
 )
-LOCAL_PORT = re.compile(r"\b(?:localhost|127\.0\.0\.1):(?P<value>\d{2,5})\b")
-FLAG_VALUE = re.compile(
-    r"(?<![\w-])(?P<flag>--?[a-zA-Z][\w-]*)(?:=|\s+)(?P<value>[^\s\-'\"`][^\s'\"`]*)"
-)
-EXPORT = re.compile(rf"^\s*export\s+(?P<var>{VAR})=(?P<value>[^\s;&|]*)")
-GPU_IDS = re.compile(
+LOCAL_PORT = lazy(r"\b(?:localhost|127\.0\.0\.1):(?P<value>\d{2,5})\b")
+FLAG_VALUE = lazy(r"(?<![\w-])(?P<flag>--?[a-zA-Z][\w-]*)(?:=|\s+)(?P<value>[^\s\-'\"`][^\s'\"`]*)")
+EXPORT = lazy(rf"^\s*export\s+(?P<var>{VAR})=(?P<value>[^\s;&|]*)")
+GPU_IDS = lazy(
     r"\bGPUs?\s+(?P<value>\d{1,3}(?:\s*(?:,|and|&)\s*\d{1,3})*)\s*(?::|\bfor\b|->|→|=)\s*"
     r"(?P<subject>[^;,.()]+)",
     re.IGNORECASE,
 )
 GPU_COUNT = (
-    re.compile(
-        r"\b(?:requires?|needs?|uses?|runs\s+on|reserves?)\s+(?P<value>\d{1,3})\s+GPUs?\b", re.I
-    ),
-    re.compile(r"(?<![\w-])(?P<value>\d{1,3})\s+GPUs?\s+(?:are\s+)?(?:required|needed)\b", re.I),
+    lazy(r"\b(?:requires?|needs?|uses?|runs\s+on|reserves?)\s+(?P<value>\d{1,3})\s+GPUs?\b", re.I),
+    lazy(r"(?<![\w-])(?P<value>\d{1,3})\s+GPUs?\s+(?:are\s+)?(?:required|needed)\b", re.I),
 )
 TENSOR_PARALLEL = (
-    re.compile(r"(?<![\w-])TP\s?(?P<value>\d{1,3})(?![\w.])"),
-    re.compile(
+    lazy(r"(?<![\w-])TP\s?(?P<value>\d{1,3})(?![\w.])"),
+    lazy(
         r"\btensor[- ]parallel(?:ism)?(?:\s+size)?(?:\s+of|\s*[=:])?\s+(?P<value>\d{1,3})\b", re.I
     ),
 )
 HOST = (
-    re.compile(  # a count of one card model: ``2xH100``, ``3 x B200``, ``4x MI300X``
+    lazy(  # a count of one card model: ``2xH100``, ``3 x B200``, ``4x MI300X``
         r"(?<![\w.])(?P<value>\d{1,2})\s*[x×]\s*"
         r"(?:NVIDIA\s+)?[A-Z]{1,4}\d{2,4}[A-Za-z]*\b"
     ),
-    re.compile(
+    lazy(
         r"\b(?:systems?|hosts?|machines?|nodes?|servers?)\s+with\s+(?P<value>\d{1,2})"
         r"(?P<more>\+)?\s*GPUs?\b",
         re.IGNORECASE,
     ),
-    re.compile(
+    lazy(
         r"(?<![\w.])(?P<value>\d{1,2})-GPU\s+"
         r"(?:systems?|hosts?|machines?|nodes?|servers?|setups?)\b",
         re.IGNORECASE,
     ),
 )
-LOWER_BOUND = re.compile(r"\b(?:minimum|at\s+least|or\s+more)\b", re.IGNORECASE)
-EVERY = re.compile(
+LOWER_BOUND = lazy(r"\b(?:minimum|at\s+least|or\s+more)\b", re.IGNORECASE)
+EVERY = lazy(
     r"\b(?:all|every)\s+(?:of\s+)?(?:the\s+)?(?:environment\s+|env\s+)?"
     r"(?:variables?|vars|settings|knobs|entries)\b",
     re.IGNORECASE,
 )
-OVERRIDE_WORDS = re.compile(r"\$\{|\.env\b|\boverrid|\binterpolat|\bconfigurable\b", re.I)
-YAML_NAME = re.compile(r"(?<![\w./-])((?:[\w.-]+/)*[\w.-]+\.ya?ml)\b")
+OVERRIDE_WORDS = lazy(r"\$\{|\.env\b|\boverrid|\binterpolat|\bconfigurable\b", re.I)
+YAML_NAME = lazy(r"(?<![\w./-])((?:[\w.-]+/)*[\w.-]+\.ya?ml)\b")
 
 
 def note_statements(note: Note) -> list[Statement]:

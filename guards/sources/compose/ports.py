@@ -19,6 +19,7 @@ from typing import NamedTuple
 
 from ...errors import GuardsError
 from .. import yamlsrc
+from ..patterns import lazy
 from ..yamlsrc import MappingNode, Node, ScalarNode, SequenceNode
 from .engines import Token
 from .interpolate import NAME, TemplateError, Unresolved, Value, closing_brace, interpolate
@@ -26,12 +27,12 @@ from .merge import Texts, file_of
 from .script import EnvEntry
 
 LOCAL = {"localhost", "0.0.0.0", "::1", "[::1]", "::", "[::]", "ip6-localhost"}
-LOOPBACK = re.compile(r"127(?:\.[0-9]{1,3}){3}")
-PORT = re.compile(r"[0-9]{1,5}")
+LOOPBACK = lazy(r"127(?:\.[0-9]{1,3}){3}")
+PORT = lazy(r"[0-9]{1,5}")
 SCHEMES = {"http": 80, "https": 443}
-URL = re.compile(r"\b(https?)://(\[[0-9A-Fa-f:.]*\]|[A-Za-z0-9_.-]+)")
-BARE = re.compile(r"(?<![\w.:/@\[-])(\[[0-9A-Fa-f:.]*\]|[A-Za-z0-9_.-]+):(?=[0-9$])")
-DEV_TCP = re.compile(r"/dev/tcp/(\[[^\]/\s]*\]|[^/\s\"'$]+)/")
+URL = lazy(r"\b(https?)://(\[[0-9A-Fa-f:.]*\]|[A-Za-z0-9_.-]+)")
+BARE = lazy(r"(?<![\w.:/@\[-])(\[[0-9A-Fa-f:.]*\]|[A-Za-z0-9_.-]+):(?=[0-9$])")
+DEV_TCP = lazy(r"/dev/tcp/(\[[^\]/\s]*\]|[^/\s\"'$]+)/")
 TRUE = {"true", "yes", "on"}
 MAX_TEMPLATE = 256  # characters of a port as written; a longer one is not read
 

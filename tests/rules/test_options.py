@@ -15,6 +15,7 @@ from guards.rules.options import RuleOptions, load_options
 from guards.sources.configfile import load_config
 
 from ..cli_helpers import run_guards, tree_digest
+from ..shelf import Shelf
 
 
 def write(path, text):
@@ -122,19 +123,6 @@ def test_explain_lists_every_option_with_type_default_and_meaning(capsys):
 
 
 # -- the option classes are plain; a table is validated, or built from what it validated to -----
-
-
-class Shelf:
-    """What :class:`guards.run.cache.Kept` does, in memory: JSON by text."""
-
-    def __init__(self) -> None:
-        self.data: dict[str, str] = {}
-
-    def get(self, text):
-        return json.loads(self.data[text]) if text in self.data else None
-
-    def put(self, text, values):
-        self.data[text] = json.dumps(values)
 
 
 TABLES = {  # a table for each rule with options of its own, every kind of option among them

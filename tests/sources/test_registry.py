@@ -1,3 +1,4 @@
+import dataclasses
 import json
 from pathlib import Path
 from typing import get_args
@@ -6,7 +7,18 @@ import pytest
 
 from guards.errors import GuardsError
 from guards.sources import registry_schema
-from guards.sources.registry import STATUSES, Facts, from_kept, parse
+from guards.sources.registry import (
+    STATUSES,
+    AppliesTo,
+    Claim,
+    DepthLimit,
+    Evidence,
+    Facts,
+    from_kept,
+    parse,
+)
+
+from ..shelf import Shelf
 
 CLAIM = "  - id: {id}\n    title: t\n    status: {status}\n"
 
@@ -69,19 +81,6 @@ def test_unknown_top_level_key():
 # -- a kept registry: the validated data of the same text, checked as it is built ---------------
 
 
-class Shelf:
-    """What :class:`guards.run.cache.Kept` does, in memory: the data as JSON, by text."""
-
-    def __init__(self) -> None:
-        self.data: dict[str, str] = {}
-
-    def get(self, text):
-        return json.loads(self.data[text]) if text in self.data else None
-
-    def put(self, text, values):
-        self.data[text] = json.dumps(values)
-
-
 BUNDLED = (Path(__file__).resolve().parents[2] / "claims.yaml").read_text()
 
 
@@ -132,3 +131,20 @@ def test_an_invalid_registry_gives_the_same_error_with_or_without_a_kept_one():
 def test_the_statuses_are_the_schemas():
     schema = registry_schema.Claim.model_fields["status"].annotation
     assert get_args(schema) == STATUSES
+
+
+@pytest.mark.parametrize(
+    "record, model",
+    [
+        (Claim, registry_schema.Claim),
+        (Evidence, registry_schema.Evidence),
+        (AppliesTo, registry_schema.AppliesTo),
+        (Facts, registry_schema.Facts),
+    ],
+)
+def test_each_record_has_the_fields_of_its_schema(record, model):
+    assert [f.name for f in dataclasses.fields(record)] == list(model.model_fields)
+
+
+def test_a_depth_limit_has_the_fields_of_its_schema():
+    assert list(DepthLimit._fields) == list(registry_schema.DepthLimit.model_fields)

@@ -35,7 +35,6 @@ if TYPE_CHECKING:
 
 
 Place = Callable[[str, str], Path]  # (option, file name) -> the file, inside the root
-Check = Callable[[Any], Any]  # a validator: the value, checked (and perhaps recast), or ValueError
 
 
 class Option:

@@ -74,7 +74,7 @@ class Options(RuleOptions):
 
 def refused(engine: str, value: float) -> str | None:
     """Why the engine refuses to start with this utilisation; None when it takes it. vLLM
-    declares the field ``gpu_memory_utilization: float = option(default=0.9, gt=0, le=1)``
+    declares the field ``gpu_memory_utilization: float = Field(default=0.9, gt=0, le=1)``
     (``CacheConfig``, vllm/config/cache.py) and rejects anything else before loading."""
     if engine == VLLM and not 0 < value <= 1:
         return "is outside vLLM's range (0, 1]: vLLM refuses to start"

@@ -16,24 +16,24 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import hashlib
+import json
 import re
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
-from typing import Any, NamedTuple
-
-import jinja2
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import GuardsError
-from ..sources import yamlsrc
+from ..sources import reads, yamlsrc
 from ..sources.compose.comments import REGION_CLOSE, REGION_OPEN
 from ..sources.compose.compose import Compose, Region, parse_compose
 from ..sources.compose.engines import UNKNOWN
 from ..sources.edit import Edit, apply, line_starts, unify_breaks
 from ..sources.registry import Claim, Registry
-from . import budget, sandbox
-from .budget import limit
-from .sandbox import Sandbox, Templates
+
+if TYPE_CHECKING:
+    from ..sources.config import Kept
+    from .sandbox import Sandbox
 
 # The profile block's layout: `  Key:` padded to KEY_WIDTH, values and their continuation lines
 # at VALUE_COLUMN (both after the `# `). Templates read them; adoption reproduces them.
@@ -77,6 +77,8 @@ class Rendered(NamedTuple):
 def environment(folder: Path | None, root: Path | None = None) -> Sandbox:
     """One environment per templates folder (an existing one; None: the built-ins only) and
     root: compiled templates are reused across files."""
+    from .sandbox import Sandbox, Templates  # jinja2: only when a region is rendered
+
     env = Sandbox(Templates(folder, root))
     env.add_filter("facts", facts)
     return env
@@ -99,6 +101,8 @@ def facts(text: str, knobs: dict[str, str | None]) -> str:
             raise GuardsError(f"the compose sets no {match.group(1)} for {match.group(0)}")
         return found
 
+    from .budget import limit
+
     if isinstance(text, str) and "{" in text and isinstance(knobs, dict):
         longest = max((len(v) for v in knobs.values() if isinstance(v, str)), default=0)
         limit(len(text) + text.count("{") * longest)
@@ -106,11 +110,16 @@ def facts(text: str, knobs: dict[str, str | None]) -> str:
 
 
 def render_regions(
-    compose: Compose, registry: Registry, templates: Path | None, root: Path | None = None
+    compose: Compose,
+    registry: Registry,
+    templates: Path | None,
+    root: Path | None = None,
+    kept: Kept | None = None,
 ) -> list[Rendered]:
-    """Every region of ``compose`` rendered. Raises GuardsError (file:line) at a broken marker,
-    and RegionError for the first region that cannot be rendered: an unknown template, a
-    template error or one past its budget, an unknown claim id, text that would not read back."""
+    """Every region of ``compose`` rendered (or, with ``kept``, taken from an earlier render
+    of the same template and data). Raises GuardsError (file:line) at a broken marker, and
+    RegionError for the first region that cannot be rendered: an unknown template, a template
+    error or one past its budget, an unknown claim id, text that would not read back."""
     if compose.marker_problems:
         problem = compose.marker_problems[0]
         raise GuardsError(problem.message, compose.path, problem.line)
@@ -120,7 +129,8 @@ def render_regions(
     for region in compose.regions:
         indent = indentation(compose.lines[region.line - 1])
         try:
-            lines = _render(compose, region, registry, templates, root)
+            text = _kept_render(compose, region, registry, (templates, root), kept)
+            lines = _region_lines(text, region, (compose.path, region.line))
         except GuardsError as exc:
             raise RegionError(exc, region.line) from None
         body = _comment_lines(lines, indent)
@@ -131,21 +141,96 @@ def render_regions(
     return out
 
 
+Folders = tuple[Path | None, Path | None]  # the templates folder and the root
+
+
+def _kept_render(
+    compose: Compose, region: Region, registry: Registry, folders: Folders, kept: Kept | None
+) -> str:
+    """The region as its template renders it. ``kept`` holds earlier renders by template name,
+    the template's data and the registry, with the state of every file the render read (the
+    templates, and the names looked for and not found): one is used while each still has that
+    state, which is recorded for the run as if read; else the region is rendered, and kept.
+    They spare a process its first render, which pays for jinja2 and compiling the template
+    (about 50 ms): once a process has rendered, the next render costs less than reading a
+    kept one, or keeping it, so it neither reads nor keeps any more."""
+    global _rendered
+    data = data_of(compose, region)
+    if kept is None or _rendered:
+        _rendered = True
+        return _render(compose, region, registry, folders, data)
+    key = repr([region.name, data, registry_digest(registry)])
+    found = _from_kept(kept.get(key))
+    if found is not None:
+        reads.merge(found["reads"], True)
+        return str(found["text"])
+    _rendered = True
+    read = reads.Reads()
+    try:
+        with reads.recording() as read:
+            text = _render(compose, region, registry, folders, data)
+    finally:
+        reads.merge(read.states, read.complete)
+    if read.complete:
+        kept.put(key, {"text": text, "reads": read.states})
+    return text
+
+
+_rendered = False  # whether this process has rendered a region (jinja2 is loaded)
+# (the key is the repr of the data, not JSON: 1 and "1" differ)
+
+
+def _region_lines(text: str, region: Region, where: tuple[str, int]) -> list[str]:
+    """The rendered text's lines; text that would not read back is an error at the region."""
+    try:
+        return _lines(text)
+    except GuardsError as exc:
+        raise GuardsError(f"region guards:{region.name}: {exc.message}", *where) from None
+
+
+def _from_kept(data: Any) -> dict[str, Any] | None:
+    """A kept render whose files all read as they did, else None (a miss)."""
+    try:
+        if type(data) is not dict or data.keys() != {"text", "reads"}:
+            return None
+        states = reads.checked_states(data["reads"])
+    except ValueError:
+        return None
+    if type(data["text"]) is not str or not reads.Reads(states).unchanged():
+        return None
+    return data
+
+
+def registry_digest(registry: Registry) -> str:
+    """What a template can see of the registry (every claim, as ``claim()`` shows it), as a
+    digest; computed once per registry."""
+    if _DIGESTS.get(id(registry), (None,))[0] is not registry:
+        views = json.dumps([claim_view(claim) for claim in registry.claims], sort_keys=True)
+        _DIGESTS.clear()
+        _DIGESTS[id(registry)] = (registry, reads.digest(views.encode()))
+    return _DIGESTS[id(registry)][1]
+
+
+_DIGESTS: dict[int, tuple[Registry, str]] = {}
+
+
 def _render(
-    compose: Compose,
-    region: Region,
-    registry: Registry,
-    templates: Path | None,
-    root: Path | None,
-) -> list[str]:
-    """The region's lines as its template renders them; every failure is a GuardsError."""
+    compose: Compose, region: Region, registry: Registry, folders: Folders, data: dict[str, Any]
+) -> str:
+    """The region's text as its template renders it from ``data`` (:func:`data_of`) and the
+    registry; every failure is a GuardsError."""
+    import jinja2
+
+    from . import budget
+
     # the loader looks the folder up on every render: one made since the last is used, and a
     # name it lacks is recorded as absent for the run cache
+    templates, root = folders
     env = environment(templates, root)
     where = (compose.path, region.line)
-    values = context(compose, region, registry, where)
+    values = context(data, registry, where)
     try:
-        return _lines(budget.render(env, f"{region.name}.j2", values))
+        return budget.render(env, f"{region.name}.j2", values)
     except jinja2.TemplateNotFound as exc:
         raise GuardsError(_not_found(region, exc.name, templates, root), *where) from None
     except jinja2.TemplateSyntaxError as exc:
@@ -165,6 +250,8 @@ def _render(
 
 
 def _not_found(region: Region, name: Any, templates: Path | None, root: Path | None) -> str:
+    from . import sandbox
+
     folder = sandbox.relative(templates, root) + "/" if templates else "the templates folder"
     if name == f"{region.name}.j2":
         return (
@@ -174,19 +261,24 @@ def _not_found(region: Region, name: Any, templates: Path | None, root: Path | N
     return f"region guards:{region.name}: no template {name!r} in {folder} or among the built-ins"
 
 
-def context(
-    compose: Compose, region: Region, registry: Registry, where: tuple[str, int]
-) -> dict[str, Any]:
-    """What a template sees (documented in docs/regions.md): plain data, built afresh for each
-    render, and one function. No object of guards or a library is reachable from it, since
-    through their methods a committed template could run code."""
+def context(data: dict[str, Any], registry: Registry, where: tuple[str, int]) -> dict[str, Any]:
+    """What a template sees (documented in docs/regions.md): plain data (``data_of``, built
+    afresh for each render), and one function. No object of guards or a library is reachable
+    from it, since through their methods a committed template could run code."""
+    from . import sandbox
+
+    claim = sandbox.Function("claim", _claim_lookup(registry, where))
+    return {**data, "claim": claim}
+
+
+def data_of(compose: Compose, region: Region) -> dict[str, Any]:
+    """The template's data: its context but ``claim``."""
     services = [_service(s) for s in compose.shipped]
     main = next((s for s in services if s["engine"] != UNKNOWN), services[0] if services else {})
     return {
         "compose": {"path": compose.path, "services": services, **main},
         "data": plain(vars(compose.data)),  # copied: the template gets its own lists
         "args": region.args.split(),
-        "claim": sandbox.Function("claim", _claim_lookup(registry, where)),
         "layout": dict(PROFILE_LAYOUT),
     }
 

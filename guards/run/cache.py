@@ -55,7 +55,7 @@ from ..errors import MAX_PATH, printable
 from ..findings import Run, from_json, to_json
 from ..sources.edit import replace_atomically
 from ..sources.paths import is_inside
-from ..sources.reads import STATE, Reads, digest, recording
+from ..sources.reads import Reads, checked_states, digest, recording
 from .parallel import collector_paused
 
 if TYPE_CHECKING:
@@ -67,7 +67,9 @@ MAX_ENTRIES = 64
 MAX_BYTES = 512 * 1024 * 1024
 MAX_ENTRY = 256 * 1024 * 1024  # bytes of one kept run: a bigger file is not one of ours
 MAX_RARITIES = 16 * 1024 * 1024
-MAX_KEPT = 16 * 1024 * 1024  # bytes of kept settings, claims or rule options
+MAX_KEPT = 16 * 1024 * 1024  # bytes of kept settings, claims, rule options or a render
+MAX_RENDERS = 1024  # kept renders of regions (a process keeps at most one: the others keep
+# MAX_ENTRIES of each kind)
 PACKAGE = Path(__file__).resolve().parents[1]
 UNREADABLE = (ValueError, TypeError, RecursionError)  # JSON that is not a kept run or rarities
 
@@ -292,31 +294,36 @@ class Store:
         except (Refused, OSError):
             return None
 
-    def _write(self, folder: tuple[str, ...], name: str, data: bytes) -> None:
-        """Atomically; a cache that cannot be written is no cache, not an error. Each write
-        to ``runs`` prunes it."""
+    def _write(
+        self, folder: tuple[str, ...], name: str, data: bytes, entries: int = MAX_ENTRIES
+    ) -> None:
+        """Atomically; a cache that cannot be written is no cache, not an error. A write to a
+        folder (``runs``, a kind of kept data) prunes it to ``entries``."""
         try:
             with _folder(self.base, (self.name, *folder), create=True) as parent:
                 write_entry(parent, name, data)
                 if folder:
-                    prune(parent)
+                    prune(parent, entries)
         except (Refused, OSError):
             pass
 
 
 class Kept:
-    """What a file's text validated to, by that text (:class:`guards.sources.config.Kept`):
-    the settings (``kind`` "settings"), the claims registry ("registry") and each rule's
-    options table ("options"). A run whose settings and registry are unchanged reads them
-    without validating them again, and so without pydantic; the reader builds its records
-    from the data, checking each field."""
+    """What a text validated or rendered to, by that text (:class:`guards.sources.config.Kept`):
+    the settings (``kind`` "settings"), the claims registry ("registry"), each rule's options
+    table ("options") and each region's render ("renders", by its template's data). A run
+    whose settings and registry are unchanged reads them without validating them again, and
+    so without pydantic, and a region whose data is unchanged without jinja2; the reader
+    builds its records from the data, checking each field."""
 
-    def __init__(self, store: Store, kind: str) -> None:
+    def __init__(self, store: Store, kind: str, entries: int = MAX_ENTRIES) -> None:
         self.store = store
         self.kind = kind
+        self.entries = entries
+        self.prefix = key_of([*store.environment, kind])  # hashed once: a run may keep 1,000
 
     def _name(self, text: str) -> str:
-        return key_of([*self.store.environment, self.kind, text])
+        return key_of([self.prefix, text])
 
     def get(self, text: str) -> object:
         data = self.store._read((self.kind,), self._name(text), MAX_KEPT)
@@ -330,7 +337,7 @@ class Kept:
             data = json.dumps(values, separators=(",", ":")).encode()
         except (TypeError, ValueError):  # a TOML date or time: not kept, validated each run
             return
-        self.store._write((self.kind,), self._name(text), data)
+        self.store._write((self.kind,), self._name(text), data, self.entries)
 
 
 def _entry(data: bytes, key: str) -> Run | None:
@@ -338,7 +345,7 @@ def _entry(data: bytes, key: str) -> Run | None:
     entry = _envelope(data, {"format", "key", "reads", "run"})
     if entry["key"] != key:
         raise ValueError("an entry of another key")
-    if not Reads(_states(entry["reads"])).unchanged():
+    if not Reads(checked_states(entry["reads"])).unchanged():
         return None
     return from_json(entry["run"])
 
@@ -360,15 +367,6 @@ def _envelope(data: bytes, keys: set[str]) -> dict:
 
 def _format(loaded: dict) -> int | None:
     return loaded["format"] if type(loaded["format"]) is int else None
-
-
-def _states(data: object) -> dict[str, str]:
-    if type(data) is not dict or not all(
-        os.path.isabs(path) and type(state) is str and STATE.fullmatch(state)
-        for path, state in data.items()
-    ):
-        raise ValueError("not the reads of a run")
-    return data
 
 
 def read_entry(folder: int, name: str, limit: int, touch: bool = False) -> bytes | None:

@@ -53,6 +53,7 @@ class Estate:
     # alternative stacks of a base (guards.run.stacks), each by its target: its last file
     alternatives: dict[str, Compose] = field(default_factory=dict)
     _rendered: dict[str, list[Rendered] | RegionError] = field(default_factory=dict, repr=False)
+    renders: Kept | None = field(default=None, repr=False)  # earlier renders of regions
 
     @property
     def files(self) -> int:
@@ -96,7 +97,11 @@ class Estate:
 
             try:
                 cache[compose.path] = render_regions(
-                    compose, self.registry, self.root / self.config.templates, self.root
+                    compose,
+                    self.registry,
+                    self.root / self.config.templates,
+                    self.root,
+                    self.renders,
                 )
             except RegionError as exc:
                 cache[compose.path] = exc
@@ -110,13 +115,17 @@ def load_estate(
     found: Found | None = None,
     workers: int = 1,
     kept: Kept | None = None,
+    renders: Kept | None = None,
 ) -> Estate:
     """The estate: ``found`` by discovery (of ``paths``, or under the root), parsed in
     ``workers`` processes when there are enough files (``guards.run.parallel``), with the
     cycle collector paused (what parsing builds outlives it); the claims registry validated,
-    or built from what ``kept`` holds for its text."""
+    or built from what ``kept`` holds for its text; regions rendered, or taken from what
+    ``renders`` holds (:func:`guards.facts.regions.render_regions`)."""
     with parallel.collector_paused():
-        return _load(config, paths, env, found, workers, kept)
+        estate = _load(config, paths, env, found, workers, kept)
+    estate.renders = renders
+    return estate
 
 
 def _load(

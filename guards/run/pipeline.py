@@ -121,8 +121,9 @@ def run_once(asked: Asked) -> Checked:
         picked = chosen_rules(rules, chosen)
         processes = workers_for(len(found.composes) + len(found.notes), asked.workers)
         registry = cache.Kept(store, "registry") if store else None
+        renders = cache.Kept(store, "renders", cache.MAX_RENDERS) if store else None
         loaded["estate"] = estate = load_estate(
-            settings, env=env, found=found, workers=processes, kept=registry
+            settings, env=env, found=found, workers=processes, kept=registry, renders=renders
         )
         done = run(estate, picked, options, today, processes, selected=selecting(chosen))
         # a run with an env file is keyed apart and has no fixes: they are of the estate as shipped

@@ -49,6 +49,16 @@ def recording() -> Iterator[Reads]:
         _reads = outer
 
 
+def checked_states(data: object) -> dict[str, str]:
+    """``data`` when it is the ``states`` of a :class:`Reads` (kept as JSON); else ValueError."""
+    if type(data) is not dict or not all(
+        type(path) is str and os.path.isabs(path) and type(state) is str and STATE.fullmatch(state)
+        for path, state in data.items()
+    ):
+        raise ValueError("not the reads of a run")
+    return data
+
+
 def record(path: Path, data: bytes | None) -> None:
     """``path`` was read and held ``data``; None: it does not exist."""
     if _reads is not None:

@@ -90,6 +90,7 @@ def test_an_edited_compose_reads_the_kept_settings_and_registry_without_their_sc
     edited = imported("check", COMPOSE, cwd=root, env=cache_env)
     assert edited["code"] == 0 and "guards.rules" in edited["loaded"]
     assert "pydantic" not in edited["loaded"]  # nor the rule options' models: no [rules.*]
+    assert "jinja2" not in edited["loaded"]  # its region is rendered as the run before did
     assert "guards.sources.settings" not in edited["loaded"]
     assert "guards.sources.registry_schema" not in edited["loaded"]
 

@@ -20,7 +20,14 @@ from ruamel.yaml import YAML
 
 from guards.errors import GuardsError
 from guards.facts import budget
-from guards.facts.regions import checksum, context, environment, regenerate, render_regions
+from guards.facts.regions import (
+    checksum,
+    context,
+    data_of,
+    environment,
+    regenerate,
+    render_regions,
+)
 from guards.facts.sandbox import Function
 from guards.run import parallel
 from guards.sources import edit, registry
@@ -152,7 +159,7 @@ def test_everything_a_template_reaches_is_plain_data():
     walked = 0
     for reg in registries():
         for compose, region in composes_with_regions():
-            values = context(compose, region, reg, (compose.path, region.line))
+            values = context(data_of(compose, region), reg, (compose.path, region.line))
             claim = values.pop("claim")
             assert type(claim) is Function and repr(claim) == "claim"
             assert_plain(values, compose.path)
@@ -165,7 +172,7 @@ def test_everything_a_template_reaches_is_plain_data():
 def test_a_claim_is_seen_by_its_documented_fields():
     reg = registry.parse(FULL_REGISTRY, "claims.yaml")
     compose, region = next(composes_with_regions())
-    view = context(compose, region, reg, ("c.yml", 1))["claim"]("every-field")
+    view = context(data_of(compose, region), reg, ("c.yml", 1))["claim"]("every-field")
     assert view == {
         "id": "every-field",
         "title": "Every field set",

@@ -18,6 +18,7 @@ from types import SimpleNamespace
 import pytest
 
 from guards.claims import vocabulary
+from guards.facts import regions
 from guards.findings import CheckResult, Finding, Run, Severity, Waiver, from_json, to_json
 from guards.run import cache
 from guards.sources import reads
@@ -795,3 +796,136 @@ def test_a_relative_xdg_cache_home_is_ignored(capsys, small, tmp_path, monkeypat
     assert list((tmp_path / "home" / ".cache" / "guards").glob("*/runs/*"))
     no_fresh_runs(monkeypatch)
     assert run_guards(capsys, "check", "--root", ".", cwd=small) == cold
+
+
+# -- a region's render is kept: used while its data, the registry and what it read are the same --
+
+
+RENDER_CLAIMS = """\
+claims:
+  - id: a
+    title: First title
+    status: active
+"""
+RENDERED_COMPOSE = """\
+# >>> guards:t
+# <<< guards:t (checksum: e3b0c442)
+services:
+  vllm:
+    image: vllm/vllm-openai:v0.27.1
+    command: ["--max-model-len", "{ctx}"]
+"""
+
+
+@pytest.fixture
+def rendered(tmp_path, monkeypatch):
+    """An estate whose compose's region renders a template that includes another and shows a
+    claim's title, with the cache on; the compose is written up to date."""
+    root = tmp_path / "rendered"
+    (root / "templates").mkdir(parents=True)
+    (root / "templates" / "t.j2").write_text(
+        "{% include 'part.j2' %} {{ claim('a').title }} at {{ compose.knobs.max_model_len }}\n"
+    )
+    (root / "templates" / "part.j2").write_text("Part one:")
+    (root / "claims.yaml").write_text(RENDER_CLAIMS)
+    (root / "guards.toml").write_text('composes = ["*.yml"]\nclaims = "claims.yaml"\n')
+    (root / "c.yml").write_text(RENDERED_COMPOSE.replace("{ctx}", "4096"))
+    monkeypatch.delenv("GUARDS_NO_CACHE", raising=False)
+    monkeypatch.setenv("GUARDS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(regions, "_rendered", False)  # each run here as a fresh process
+    return root
+
+
+def regenerated(capsys, root: Path) -> None:
+    result = run_guards(capsys, "regen", "--root", str(root))
+    assert result.code == 0, result.err
+
+
+def check_fresh(capsys, root: Path, *args: str) -> tuple[int, str, str]:
+    """``check`` as in a process that has rendered nothing yet."""
+    regions._rendered = False
+    return check(capsys, root, *args)
+
+
+def edit_part(root: Path) -> None:
+    (root / "templates" / "part.j2").write_text("Part two:")
+
+
+def retitle_claim(root: Path) -> None:
+    (root / "claims.yaml").write_text(RENDER_CLAIMS.replace("First title", "Second title"))
+
+
+def change_knob(root: Path) -> None:
+    path = root / "c.yml"
+    path.write_text(path.read_text().replace('"4096"', '"8192"'))
+
+
+def remove_part(root: Path) -> None:
+    """The included template is gone: the render fails where it rendered before."""
+    (root / "templates" / "part.j2").unlink()
+
+
+@pytest.mark.parametrize(
+    "change", [edit_part, retitle_claim, change_knob, remove_part], ids=lambda c: c.__name__
+)
+def test_a_kept_render_is_used_only_while_its_inputs_are_the_same(capsys, rendered, change):
+    regenerated(capsys, rendered)
+    up_to_date = check_fresh(capsys, rendered)
+    assert up_to_date[0] == 0, up_to_date
+    assert list((rendered.parent / "cache").glob("*/renders/*"))
+    change(rendered)
+    with (rendered / "c.yml").open("a") as compose:
+        compose.write("# an edit: the kept run cannot be used\n")
+    warm = check_fresh(capsys, rendered)
+    assert warm == check_fresh(capsys, rendered, "--no-cache")
+    assert warm[0] != 0  # the region no longer renders as written (G001), or cannot (G001)
+
+
+def test_an_edit_outside_the_region_uses_the_kept_render(capsys, rendered, monkeypatch):
+    regenerated(capsys, rendered)
+    cold = check_fresh(capsys, rendered)
+    with (rendered / "c.yml").open("a") as compose:
+        compose.write("# an edit: the kept run cannot be used\n")
+
+    def fail(*args):
+        raise AssertionError("rendered again")
+
+    monkeypatch.setattr("guards.facts.regions._render", fail)
+    assert check_fresh(capsys, rendered) == cold
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda kept: {**kept, "text": 7},
+        lambda kept: {**kept, "reads": {"relative/path": "absent"}},
+        lambda kept: {**kept, "reads": {"/x": "not a state"}},
+        lambda kept: {"text": kept["text"]},
+        lambda kept: [kept],
+    ],
+)
+def test_a_damaged_kept_render_is_rendered_again(capsys, rendered, damage):
+    regenerated(capsys, rendered)
+    cold = check_fresh(capsys, rendered)
+    (entry,) = (rendered.parent / "cache").glob("*/renders/*")
+    entry.write_text(json.dumps(damage(json.loads(entry.read_text()))))
+    with (rendered / "c.yml").open("a") as compose:
+        compose.write("# an edit: the kept run cannot be used\n")
+    assert check_fresh(capsys, rendered) == cold
+
+
+def test_only_a_process_that_has_rendered_nothing_reads_kept_renders(capsys, rendered):
+    regenerated(capsys, rendered)
+    cold = check_fresh(capsys, rendered)
+    (entry,) = (rendered.parent / "cache").glob("*/renders/*")
+    forged = json.loads(entry.read_text())
+    entry.write_text(json.dumps({**forged, "text": "Forged text"}))
+    with (rendered / "c.yml").open("a") as compose:
+        compose.write("# an edit: the kept run cannot be used\n")
+    regions._rendered = True  # jinja2 loaded, the template compiled: rendering is cheaper
+    assert check(capsys, rendered) == cold  # and the render kept again
+    entry.write_text(json.dumps({**forged, "text": "Forged text"}))
+    with (rendered / "c.yml").open("a") as compose:
+        compose.write("# another edit\n")
+    code, out, _ = check_fresh(capsys, rendered)  # a fresh process takes the kept render
+    assert code == 1 and '"G001"' in out

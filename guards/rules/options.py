@@ -18,14 +18,14 @@ from __future__ import annotations
 
 import difflib
 import json
-import types
 import typing
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self, Union
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from ..errors import GuardsError
 from ..findings import Severity
+from ..sources import plain
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -159,7 +159,7 @@ class RuleOptions:
             return None
         hints = types_of(cls)
         try:
-            values = {name: _kept(hints[name], value) for name, value in data.items()}
+            values = {name: plain.build(hints[name], value) for name, value in data.items()}
         except (ValueError, TypeError):
             return None
         if not all(_bounded(cls.OPTIONS[name], value) for name, value in values.items()):
@@ -241,36 +241,6 @@ def _model(options: type[RuleOptions]) -> type[BaseModel]:
         **fields,
     )
     return model
-
-
-def _kept(kind: Any, value: Any) -> Any:
-    """``value`` as an option of type ``kind`` (JSON gives a float as an int when whole)."""
-    origin, args = typing.get_origin(kind), typing.get_args(kind)
-    if origin in (Union, types.UnionType):
-        if value is None and type(None) in args:
-            return None
-        (only,) = [a for a in args if a is not type(None)]
-        return _kept(only, value)
-    if origin is Literal:
-        if value not in args:
-            raise ValueError("not one of the values")
-        return value
-    if origin is list:
-        return [_kept(args[0], item) for item in _typed(list, value)]
-    if origin is dict:
-        items = _typed(dict, value).items()
-        return {_typed(str, k): _kept(args[1], v) for k, v in items}
-    if kind is float and type(value) is int:
-        return float(value)
-    if kind is Severity:
-        return Severity(_typed(str, value))
-    return _typed(kind, value)
-
-
-def _typed(kind: type, value: Any) -> Any:
-    if type(value) is not kind:
-        raise ValueError(f"not a {kind.__name__}")
-    return value
 
 
 def _bounded(declared: Option, value: Any) -> bool:

@@ -10,11 +10,11 @@ does without it.
 from __future__ import annotations
 
 import os
-from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from ..errors import GuardsError, located
+from . import plain
 from .config import Config, Kept, line_of, parse_toml
 
 
@@ -104,9 +104,14 @@ def _validated(table: dict[str, Any], text: str) -> dict[str, Any]:
 
 
 def from_kept(values: Any) -> dict[str, Any] | None:
-    """Settings kept as JSON, as :class:`Config` fields (lists back to tuples); None when
-    they are not the fields this code has (kept by another version)."""
-    names = {f.name for f in fields(Config)} - {"root", "named", "source", "source_text"}
-    if not isinstance(values, dict) or set(values) != names:
+    """Settings kept as JSON, as :class:`Config` fields, each checked against its type (lists
+    back to tuples); None when they are not the fields this code has, of their types (kept by
+    another version, or damaged): a miss."""
+    kinds = plain.fields_of(Config)
+    names = kinds.keys() - {"root", "named", "source", "source_text"}
+    if not isinstance(values, dict) or values.keys() != names:
         return None
-    return {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
+    try:
+        return {name: plain.build(kinds[name], value) for name, value in values.items()}
+    except (ValueError, TypeError):
+        return None

@@ -10,18 +10,18 @@ is built, and anything else is a miss. Errors read ``claims.yaml:LINE: field: pr
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, get_args
 
 from ..errors import located
-from . import yamlsrc
+from . import plain, yamlsrc
 
 if TYPE_CHECKING:
     from .config import Kept
 
-STATUSES = ("active", "retracted", "superseded", "disputed")
+Status = Literal["active", "retracted", "superseded", "disputed"]
+STATUSES: tuple[str, ...] = get_args(Status)
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ class Facts:
 class Claim:
     id: str
     title: str
-    status: str  # one of STATUSES
+    status: Status
     asserted: dt.date | None = None
     retracted: dt.date | None = None
     rationale: str | None = None  # why it was asserted
@@ -125,134 +125,26 @@ def load(path: Path, shown: str, limit: int | None = None, kept: Kept | None = N
 
 def parse(text: str, shown: str, kept: Kept | None = None) -> Registry:
     """The registry in ``text``, known as ``shown``; errors name it with their line."""
-    values = from_kept(kept.get(text)) if kept is not None else None
-    if values is None:
+    claims = from_kept(kept.get(text)) if kept is not None else None
+    if claims is None:
         from .registry_schema import validated
 
         with located(shown):
             values = validated(text)
         if kept is not None:
             kept.put(text, values)
-    return Registry(path=shown, claims=claims_of(values))
+        claims = plain.build(tuple[Claim, ...], values)
+    return Registry(path=shown, claims=claims)
 
 
-def claims_of(values: list[dict[str, Any]]) -> tuple[Claim, ...]:
-    """The claims of validated (or kept) plain data: each claim's fields, dates as
-    ``YYYY-MM-DD``. ValueError or TypeError when the data is not of this shape (kept by
-    another version, or damaged)."""
-    if type(values) is not list:
-        raise ValueError("not a list of claims")
-    return tuple(map(CLAIM_OF, values))
-
-
-def from_kept(values: Any) -> list[dict[str, Any]] | None:
-    """Kept data when it builds the claims (checked by building them), else None (a miss)."""
+def from_kept(values: Any) -> tuple[Claim, ...] | None:
+    """The claims of kept data (validated plain data: dates as ``YYYY-MM-DD``), each field
+    checked as it is built; None when it is not of this shape (kept by another version, or
+    damaged): a miss."""
     if values is None:
         return None
     try:
-        claims_of(values)
+        claims: tuple[Claim, ...] = plain.build(tuple[Claim, ...], values)
     except (ValueError, TypeError):
         return None
-    return values
-
-
-# -- building records from plain data, each field checked ---------------------------------------
-
-
-Check = Callable[[Any], Any]
-
-
-def _builder(record: Any, kinds: dict[str, Check]) -> Check:
-    def build(data: Any) -> Any:
-        if type(data) is not dict or not data.keys() <= kinds.keys():
-            raise ValueError(f"not the fields of {record.__name__}")
-        return record(**{name: kinds[name](value) for name, value in data.items()})
-
-    return build
-
-
-def _of(kind: type) -> Check:
-    def check(value: Any) -> Any:
-        if type(value) is not kind:
-            raise ValueError(f"not a {kind.__name__}")
-        return value
-
-    return check
-
-
-def _optional(check: Check) -> Check:
-    return lambda value: None if value is None else check(value)
-
-
-def _number(value: Any) -> float:
-    if type(value) not in (int, float):
-        raise ValueError("not a number")
-    return float(value)
-
-
-def _date(value: Any) -> dt.date:
-    return dt.date.fromisoformat(_of(str)(value))
-
-
-def _status(value: Any) -> str:
-    if value not in STATUSES:
-        raise ValueError("not a claim status")
-    return value
-
-
-def _list(check: Check) -> Check:
-    return lambda value: [check(item) for item in _of(list)(value)]
-
-
-def _table(check: Check) -> Check:
-    return lambda value: {_of(str)(k): check(v) for k, v in _of(dict)(value).items()}
-
-
-TEXT, INT = _of(str), _of(int)
-OPTIONAL = _optional(TEXT)
-DATE = _optional(_date)
-WORDS = _list(TEXT)
-EVIDENCE = {
-    "source": TEXT,
-    "measured": OPTIONAL,
-    "date": DATE,
-    "engine": OPTIONAL,
-    "model": OPTIONAL,
-    "figures": _table(_number),
-    "note": OPTIONAL,
-}
-EVIDENCE_OF = _builder(Evidence, EVIDENCE)
-FACTS = {
-    "kv_bytes_per_token": _table(INT),
-    "kv_heads": _optional(INT),
-    "gpu_memory_utilization_max": _optional(_number),
-    "drafter_depth_max": _list(
-        _builder(DepthLimit, {"method": TEXT, "depth": INT, "topology": OPTIONAL})
-    ),
-    "gpu_memory_gib": _optional(_number),
-    "weights_gib": _optional(_number),
-    "reserved_gib": _optional(_number),
-}
-CLAIM = {
-    "id": TEXT,
-    "title": TEXT,
-    "status": _status,
-    "asserted": DATE,
-    "retracted": DATE,
-    "rationale": OPTIONAL,
-    "reason": OPTIONAL,
-    "text": OPTIONAL,
-    "variants": WORDS,
-    "match": WORDS,
-    "not_match": WORDS,
-    "replacement": OPTIONAL,
-    "superseded_by": OPTIONAL,
-    "refs": WORDS,
-    "evidence": _list(EVIDENCE_OF),
-    "applies_to": _builder(
-        AppliesTo, dict.fromkeys(("model", "engine", "topology", "paths"), WORDS)
-    ),
-    "facts": _builder(Facts, FACTS),
-    "line": INT,
-}
-CLAIM_OF = _builder(Claim, CLAIM)
+    return claims

@@ -67,7 +67,9 @@ class Facts(Strict):
 class Claim(Strict):
     id: str
     title: str
-    status: Literal["active", "retracted", "superseded", "disputed"]  # registry.STATUSES
+    status: Literal[
+        "active", "retracted", "superseded", "disputed"
+    ]  # registry.Status; a test keeps them equal
     asserted: dt.date | None = None
     retracted: dt.date | None = None
     rationale: str | None = None  # why it was asserted
@@ -108,7 +110,7 @@ def validated(text: str) -> list[dict[str, Any]]:
 
 def evidence(data: dict[str, Any]) -> dict[str, Any]:
     """An evidence entry validated (pydantic's ValidationError when it is not one), as plain
-    data (``registry.EVIDENCE_OF`` builds its record)."""
+    data (``plain.build`` makes a ``registry.Evidence`` of it)."""
     return Evidence.model_validate(data).model_dump(mode="json")
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..errors import GuardsError
 from ..run.evidence import Figures, counted
-from ..sources import registry, registry_schema, yamlsrc
+from ..sources import plain, registry, registry_schema, yamlsrc
 from ..sources.edit import Edit, apply, line_starts
 from ..sources.yamlsrc import MappingNode, Node, SequenceNode
 from .registry_edits import (
@@ -76,7 +76,7 @@ def evidence_edits(text: str, shown: str, claim_id: str, new: dict[str, Any]) ->
     claim = before.get(claim_id)
     if claim is None:
         raise GuardsError(f"no claim with id {claim_id!r}", shown)
-    recorded = registry.EVIDENCE_OF(registry_schema.evidence(new))
+    recorded = plain.build(registry.Evidence, registry_schema.evidence(new))
     if recorded in claim.evidence:
         return []
     item = _claim_node(yamlsrc.compose(text, shown), claim_id)
